@@ -1,0 +1,56 @@
+# asgst-fuzz: stress and fuzz the JVM's asynchronous stack walkers.
+# `make deps` installs what the build needs (Debian/Ubuntu, as root).
+# `make test` builds everything and runs tests/run (ends "N passed, N failed").
+
+JAVA_HOME ?= $(shell j=$$(readlink -f "$$(command -v java)" 2>/dev/null); [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+export JAVA_HOME
+BUILD ?= build
+CC ?= gcc
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+WARN := -Wall -Wextra -Werror
+ARCH := $(shell uname -m)
+JNI_CFLAGS := -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux
+CFLAGS ?= -O2 -g
+CORE_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fno-omit-frame-pointer $(WARN) $(CFLAGS) $(JNI_CFLAGS) -Isrc
+LIBJVM_DIR := $(JAVA_HOME)/lib/server
+
+CORE_SRC := $(filter-out src/arch_%.c,$(wildcard src/*.c)) src/arch_$(ARCH).c
+CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/core/%.o)
+CORE_LIB := $(BUILD)/libasgf.a
+
+.PHONY: all core test bench clean deps check-java
+all: core $(BUILD)/bin/casetool tests-build stress
+
+check-java:
+	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ or run 'make deps'" >&2; exit 2; }
+	@test -f "$(JAVA_HOME)/include/jni.h" || { echo "JAVA_HOME='$(JAVA_HOME)' is a JRE (no include/jni.h): a JDK is needed" >&2; exit 2; }
+
+core: check-java $(CORE_LIB)
+
+$(BUILD)/core/%.o: src/%.c $(wildcard src/*.h) | check-java
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -c $< -o $@
+
+$(CORE_LIB): $(CORE_OBJ)
+	ar rcs $@ $^
+
+$(BUILD)/bin/casetool: corpus/casetool.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) $< $(CORE_LIB) -ldl -lpthread -o $@
+
+include tests/tests.mk
+-include stress/stress.mk
+
+test: all
+	tests/run
+
+bench: all
+	tests/bench/run
+
+deps:
+	ci/install-deps
+
+clean:
+	rm -rf $(BUILD)

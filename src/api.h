@@ -1,0 +1,102 @@
+/*
+ * One harness interface over two backends (DEVELOPERS.md):
+ *   asgst - the JEP 435 prototype's own entry points, resolved from libjvm;
+ *   agct  - our implementation of the same entry points over
+ *           AsyncGetCallTrace and JVMTI, so harnesses run on any HotSpot.
+ * Harnesses hold a `const struct api *` and never know which one it is.
+ *
+ * Every call that walks reports two codes: the ASGST-shaped return value and
+ * `raw`, what the VM itself answered (the AGCT num_frames code for agct, the
+ * same value for asgst). Statistics and triage use `raw`.
+ *
+ * Signal safety: entries marked [handler-safe] may be called from a signal
+ * handler; the others allocate or call JVMTI.
+ */
+#ifndef ASGF_API_H
+#define ASGF_API_H
+
+#include "asgst.h"
+
+enum api_kind { API_AUTO = 0, API_ASGST, API_AGCT };
+
+struct api {
+    const char *name;
+    enum api_kind kind;
+
+    /* [handler-safe] */
+    int (*capabilities)(void);
+    int (*run_with_iterator)(void *ucontext, int32_t options, ASGST_IteratorHandler fun, void *arg,
+                             int *raw);
+    int (*run_with_iterator_from_frame)(void *sp, void *fp, void *pc, int32_t options,
+                                        ASGST_IteratorHandler fun, void *arg, int *raw);
+    int (*next_frame)(ASGST_Iterator *it, ASGST_Frame *frame);
+    void (*rewind_iterator)(ASGST_Iterator *it);
+    int (*state)(ASGST_Iterator *it);
+    int (*thread_state)(void);
+    void (*get_method_info)(ASGST_Method method, ASGST_MethodInfo *info);
+    void (*get_class_info)(ASGST_Class klass, ASGST_ClassInfo *info);
+    ASGST_Class (*get_class)(ASGST_Method method);
+    jmethodID (*method_to_jmethodid)(ASGST_Method method);
+
+    /* not handler-safe */
+    ASGST_Method (*jmethodid_to_method)(jmethodID id);
+
+    /*
+     * Queue API (shared/asgst-api.md section 1). NULL where the backend has
+     * none yet: the agct queue is built by the stress-agent work
+     * (agents/), which fills these slots for the agct backend.
+     */
+    ASGST_Queue *(*register_queue)(JNIEnv *env, int size, int options, ASGST_QueueHandler handler,
+                                   void *queue_arg);
+    bool (*deregister_queue)(JNIEnv *env, ASGST_Queue *queue);
+    int (*enqueue)(ASGST_Queue *queue, void *ucontext, void *arg);                 /* [handler-safe] */
+    int (*get_enqueuable_element)(void *ucontext, ASGST_QueueElement *element);   /* [handler-safe] */
+    ASGST_QueueElement *(*get_queue_element)(ASGST_Queue *queue, int n);          /* [handler-safe] */
+    ASGST_QueueSizeInfo (*get_queue_size_info)(ASGST_Queue *queue);              /* [handler-safe] */
+    void (*resize_queue)(ASGST_Queue *queue, int size);
+    void (*set_on_queue_processing_start)(ASGST_Queue *queue, int options, bool offer_iterator,
+                                          ASGST_QueueProcessingHandler h, void *arg);
+    void (*set_on_queue_processing_end)(ASGST_Queue *queue, int options, bool offer_iterator,
+                                        ASGST_QueueProcessingHandler h, void *arg);
+};
+
+/* Parses "auto", "asgst", "agct"; returns -1 for anything else. */
+int api_kind_parse(const char *s, enum api_kind *out);
+
+/*
+ * Picks the backend. API_AUTO picks asgst when the running libjvm exports
+ * RunWithIterator under either prefix, else agct. Returns NULL and sets
+ * *why when the requested backend cannot run here (asgst without symbols,
+ * agct without AsyncGetCallTrace). Not handler-safe (dlsym).
+ */
+const struct api *api_select(enum api_kind kind, const char **why);
+
+/* Writes a human-readable report of what the binding found (which symbols
+ * under which prefix, capabilities) to fd. */
+void api_report(const struct api *api, int fd);
+
+/* Backends; each returns NULL and sets *why when it cannot run here. */
+const struct api *api_asgst_bind(const char **why);
+const struct api *api_agct_bind(const char **why);
+
+/* asgst binding detail for api_report and tests. */
+int api_asgst_symbol_count(int *found, const char **prefix);
+const char *api_asgst_symbol_name(int i, int *present);
+
+/* agct tuning: frames collected per walk, 1..AGCT_MAX_DEPTH (default 2048). */
+#define AGCT_MAX_DEPTH 2048
+void api_agct_set_depth(int depth);
+/* [handler-safe] Per-thread override for the next walks; 0 = the default. */
+void api_agct_set_thread_depth(int depth);
+
+/* Test hook: agct walks write their frames to p instead of a stack buffer
+ * (an invalid p plants a fault inside libjvm's frame filling); NULL stops. */
+void api_agct_plant_bad_frames(void *p);
+
+/* The agct table itself, for the queue module to fill in its slots. */
+struct api *api_agct_mutable(void);
+
+/* Human names of ASGST codes, e.g. "UNSAFE_STATE". */
+const char *asgst_code_name(int code);
+
+#endif

@@ -1,0 +1,28 @@
+/*
+ * Architecture register map: logical register numbers used by the case
+ * format, mapped onto a ucontext_t. 0 is the pc, 1 the sp, 2 the frame
+ * pointer; the rest are the general registers in the order the arch file
+ * lists them. All functions are handler-safe.
+ */
+#ifndef ASGF_ARCH_H
+#define ASGF_ARCH_H
+
+#include <stdint.h>
+#include <ucontext.h>
+
+#define ARCH_REG_PC 0
+#define ARCH_REG_SP 1
+#define ARCH_REG_FP 2
+
+int arch_reg_count(void);
+const char *arch_reg_name(int reg);
+/* Accepts the logical names pc/sp/fp and the arch names (rip, x29, ...). */
+int arch_reg_parse(const char *name);
+/* Slot of a logical register inside the context; NULL if out of range. */
+uint64_t *arch_reg_slot(ucontext_t *uc, int reg);
+/* The lowest address that is not a valid user pointer (x86_64: 1 << 47). */
+uint64_t arch_noncanonical_base(void);
+/* A zeroed context with pc, sp and fp set. */
+void arch_context_from_frame(ucontext_t *uc, void *sp, void *fp, void *pc);
+
+#endif

@@ -1,0 +1,45 @@
+/* Case generators (see casegen.h). */
+#include <string.h>
+#include "arch.h"
+#include "casegen.h"
+
+uint64_t casegen_next(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ULL;
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    return *s = x;
+}
+
+static void near(uint64_t *st, struct case_prog *p)
+{
+    static const int8_t regs[] = {ARCH_REG_PC, ARCH_REG_SP, ARCH_REG_FP};
+    p->nmut = 1 + (int)(casegen_next(st) % 3);
+    for (int i = 0; i < p->nmut; i++) {
+        struct case_mutation *m = &p->mut[i];
+        uint64_t r = casegen_next(st);
+        m->reg = (uint8_t)regs[r % 3];
+        m->kind = (r >> 8) % 4 == 0 ? MUT_REGION : MUT_DELTA;
+        m->region = (uint8_t)((r >> 16) % REGION__COUNT);
+        /* Small deltas dominate: they keep the frame plausible enough to get
+         * past the walker's first sanity checks. */
+        int64_t span = (r >> 24) % 4 == 0 ? 1 << 20 : 1 << 10;
+        m->value = m->kind == MUT_DELTA ? (int64_t)(casegen_next(st) % (uint64_t)(2 * span)) - span
+                                        : (int64_t)casegen_next(st);
+    }
+}
+
+size_t casegen_make(enum casegen_strategy s, uint64_t *st, int nregs, struct case_prog *p,
+                    uint8_t bytes[CASE_MAX_SIZE])
+{
+    memset(p, 0, sizeof *p);
+    if (s == CASEGEN_RANDOM) {
+        uint8_t raw[CASE_MAX_SIZE];
+        size_t body = CASE_GLOBAL_SIZE + (casegen_next(st) % (CASE_MAX_MUTATIONS + 1)) * CASE_RECORD_SIZE;
+        for (size_t i = 0; i < body; i++) raw[i] = (uint8_t)casegen_next(st);
+        case_decode(raw, body, nregs, p);
+        p->mode = MODE_SIGNAL;
+    } else if (s == CASEGEN_NEAR) {
+        near(st, p);
+    }
+    return case_encode(p, bytes);
+}

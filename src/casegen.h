@@ -1,0 +1,23 @@
+/*
+ * Case generators for harnesses that make their own inputs (the stress
+ * agent's mutate=random/near, the JVM tests). Handler-safe: a xorshift
+ * generator, no allocation.
+ */
+#ifndef ASGF_CASEGEN_H
+#define ASGF_CASEGEN_H
+
+#include <stdint.h>
+#include "case.h"
+
+enum casegen_strategy {
+    CASEGEN_NONE,   /* unmutated run_with_iterator */
+    CASEGEN_RANDOM, /* uniform random bytes, decoded */
+    CASEGEN_NEAR,   /* pc/sp/fp nudged or pointed into named regions */
+};
+
+uint64_t casegen_next(uint64_t *state);
+/* Fills p and its canonical bytes; returns the byte length. */
+size_t casegen_make(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p,
+                    uint8_t bytes[CASE_MAX_SIZE]);
+
+#endif

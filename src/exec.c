@@ -1,0 +1,94 @@
+/* One case, one guarded API call (see exec.h). Everything here is handler-safe. */
+#include <string.h>
+#include "arch.h"
+#include "exec.h"
+#include "inflight.h"
+#include "mutate.h"
+
+struct call {
+    const struct exec_ctx *cx;
+    const struct case_prog *p;
+    ucontext_t *uc;
+    struct exec_outcome *out;
+};
+
+static int walk(struct call *c, ASGST_Iterator *it, int keep)
+{
+    const struct api *api = c->cx->api;
+    ASGST_Frame f;
+    int n = 0, rc;
+    while (n < 65536 && (rc = api->next_frame(it, &f)) == 1) {
+        if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
+        n++;
+        c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
+        if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && api->get_method_info) {
+            char name[128], sig[256], gen[64];
+            ASGST_MethodInfo mi = {0};
+            mi.method_name = name, mi.method_name_length = sizeof name;
+            mi.signature = sig, mi.signature_length = sizeof sig;
+            mi.generic_signature = gen, mi.generic_signature_length = sizeof gen;
+            api->get_method_info(f.method, &mi);
+            if (api->get_class) (void)api->get_class(f.method);
+        }
+    }
+    if (rc < 0) c->out->walk_error = rc;
+    return n;
+}
+
+static void on_iterator(ASGST_Iterator *it, void *arg)
+{
+    struct call *c = arg;
+    c->out->frames = walk(c, it, 1);
+    if ((c->p->flags & CASE_FLAG_REWIND) && c->cx->api->rewind_iterator) {
+        c->cx->api->rewind_iterator(it);
+        c->out->rewind_mismatch = walk(c, it, 0) != c->out->frames;
+    }
+}
+
+static void unsupported(struct exec_outcome *out) { out->ret = out->raw = ASGST_AGCT_UNSUPPORTED; }
+
+static void do_call(void *arg)
+{
+    struct call *c = arg;
+    const struct api *api = c->cx->api;
+    struct exec_outcome *out = c->out;
+    int opts = c->p->options;
+    switch (c->p->entry) {
+    case ENTRY_RUN_WITH_ITERATOR:
+        out->ret = api->run_with_iterator(c->uc, opts, on_iterator, c, &out->raw);
+        break;
+    case ENTRY_RUN_WITH_ITERATOR_FROM_FRAME:
+        if (!api->run_with_iterator_from_frame) return unsupported(out);
+        out->ret = api->run_with_iterator_from_frame(
+            (void *)*arch_reg_slot(c->uc, ARCH_REG_SP), (void *)*arch_reg_slot(c->uc, ARCH_REG_FP),
+            (void *)*arch_reg_slot(c->uc, ARCH_REG_PC), opts, on_iterator, c, &out->raw);
+        break;
+    case ENTRY_ENQUEUE:
+        if (!api->enqueue || !c->cx->queue) return unsupported(out);
+        out->ret = out->raw = api->enqueue(c->cx->queue, c->uc, (void *)c->cx->case_bytes);
+        break;
+    default: {
+        if (!api->get_enqueuable_element) return unsupported(out);
+        ASGST_QueueElement e;
+        out->ret = out->raw = api->get_enqueuable_element(c->uc, &e);
+        break;
+    }
+    }
+}
+
+void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+               const struct thread_info *self, struct exec_outcome *out)
+{
+    ucontext_t uc;
+    memset(out, 0, sizeof *out);
+    if (live) memcpy(&uc, live, sizeof uc);
+    else memset(&uc, 0, sizeof uc);
+    out->region_hits = mutate_apply(p, &uc, self);
+    inflight_store(cx->case_bytes, cx->case_len);
+
+    struct guard_call gc = {cx->api->name, case_entry_name(p->entry), cx->mode, cx->case_bytes, cx->case_len};
+    struct call c = {cx, p, &uc, out};
+    if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
+    out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
+    if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(0);
+}

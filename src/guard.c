@@ -1,0 +1,232 @@
+/* Crash protection (see guard.h for the design). */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+#include "arch.h"
+#include "guard.h"
+#include "record.h"
+#include "regions.h"
+#include "sigsafe.h"
+
+#define SLOTS 256
+
+struct slot {
+    _Atomic int owner; /* tid, 0 = free */
+    _Atomic int armed;
+    sigjmp_buf jb;
+    sigset_t fault_mask;
+    uintptr_t entry_sp;
+    const struct guard_call *call;
+    struct guard_fault *fault;
+    char record_text[12288];
+};
+
+typedef int (*jvm_handler_fn)(int sig, siginfo_t *info, void *uc, int abort_if_unrecognized);
+
+static struct slot slots[SLOTS];
+static __thread struct slot *my_slot __attribute__((tls_model("initial-exec")));
+static enum guard_mode mode = GUARD_NONE;
+static _Atomic int enabled = 1;
+static jvm_handler_fn jvm_handler;
+static struct sigaction replaced[NSIG];
+static char record_dir[200];
+static _Atomic uint64_t n_caught, n_passed, n_claimed, n_nested, n_records_failed;
+static _Atomic unsigned record_seq;
+
+void guard_set_enabled(int on) { atomic_store(&enabled, on); }
+int guard_enabled(void) { return atomic_load(&enabled); }
+enum guard_mode guard_mode(void) { return mode; }
+
+const char *guard_mode_name(void)
+{
+    return mode == GUARD_CHAINED ? "chained" : mode == GUARD_PRIMARY ? "primary" : "none";
+}
+
+void guard_counters(struct guard_counters *out)
+{
+    out->caught = n_caught, out->passed_on = n_passed, out->claimed_by_jvm = n_claimed;
+    out->nested = n_nested, out->records_failed = n_records_failed;
+}
+
+/* [handler-safe] A guarded fault on this thread's stack below the guarded
+ * call's frame: the walker strayed into the guard zones. HotSpot would take
+ * it for a Java stack overflow and redirect the pc, so it must not be
+ * offered to the JVM. */
+static int below_own_frame(const struct slot *s, uintptr_t addr)
+{
+    const struct thread_info *t = threads_find(threads_gettid());
+    uintptr_t lo = t && t->stack_lo ? t->stack_lo : s->entry_sp - (8u << 20);
+    return addr >= lo && addr < s->entry_sp;
+}
+
+/* [handler-safe] Hands a fault we do not own to whoever owned it before. */
+static void pass_on(int sig, siginfo_t *si, void *uc)
+{
+    atomic_fetch_add(&n_passed, 1);
+    if (mode == GUARD_CHAINED) {
+        /* Returning would tell the JVM we handled it. Make the chain slot
+         * SIG_DFL instead: the refault then reaches the JVM's fatal-error
+         * path and its hs_err file. */
+        static const char msg[] = "asgst-fuzz: unguarded fault passed back to the JVM\n";
+        sigsafe_write_all(2, msg, sizeof msg - 1);
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+        return;
+    }
+    struct sigaction *old = &replaced[sig];
+    if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(sig, si, uc);
+    } else if (old->sa_handler == SIG_DFL) {
+        /* Nobody else wants it: restore the default and let it refault. */
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(sig, &dfl, NULL);
+    } else if (old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
+    }
+}
+
+/* [handler-safe] Records the fault and jumps back into guard_run. */
+static void catch_fault(struct slot *s, int sig, siginfo_t *si, ucontext_t *uc)
+{
+    atomic_store(&s->armed, 0);
+    uintptr_t pc = (uintptr_t)*arch_reg_slot(uc, ARCH_REG_PC);
+    struct guard_fault local, *f = s->fault ? s->fault : &local;
+    f->sig = sig, f->code = si->si_code, f->addr = (uintptr_t)si->si_addr, f->pc = pc;
+    f->record[0] = 0;
+    if (record_dir[0]) {
+        struct record_info ri = {
+            .dir = record_dir, .seq = atomic_fetch_add(&record_seq, 1), .sig = sig, .si = si, .uc = uc,
+            .call = s->call, .path_out = f->record, .path_len = sizeof f->record,
+            .buf = s->record_text, .buf_len = sizeof s->record_text,
+        };
+        if (record_write(&ri)) atomic_fetch_add(&n_records_failed, 1);
+    }
+    s->fault_mask = uc->uc_sigmask;
+    atomic_fetch_add(&n_caught, 1);
+    siglongjmp(s->jb, sig);
+}
+
+/* [handler-safe] The SIGSEGV/SIGBUS handler. */
+static void on_fault(int sig, siginfo_t *si, void *ucv)
+{
+    int saved_errno = errno;
+    struct slot *s = my_slot;
+    if (s && atomic_load(&s->armed)) {
+        if (mode == GUARD_PRIMARY && jvm_handler && !below_own_frame(s, (uintptr_t)si->si_addr) &&
+            jvm_handler(sig, si, ucv, 0)) {
+            atomic_fetch_add(&n_claimed, 1);
+            errno = saved_errno;
+            return;
+        }
+        catch_fault(s, sig, si, ucv);
+    }
+    pass_on(sig, si, ucv);
+    errno = saved_errno;
+}
+
+static int install_one(int sig)
+{
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    if (sigaction(sig, NULL, &old)) return -1;
+    sa.sa_sigaction = on_fault;
+    /* Keep the JVM's mask (it blocks most signals in its handler) so
+     * nested samples cannot overwrite a jump buffer mid-fault. */
+    sa.sa_mask = old.sa_mask;
+    if (mode == GUARD_CHAINED) sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
+    sa.sa_flags = SA_SIGINFO | SA_RESTART | (old.sa_flags & SA_ONSTACK);
+    if (sigaction(sig, &sa, NULL)) return -1;
+    if (mode == GUARD_PRIMARY) replaced[sig] = old;
+    return 0;
+}
+
+int guard_install(const char *dir, const char **why)
+{
+    if (mode != GUARD_NONE) return 0;
+    if (regions_refresh() < 0) {
+        *why = "cannot read /proc/self/maps";
+        return -1;
+    }
+    jvm_handler = (jvm_handler_fn)dlsym(RTLD_DEFAULT, "JVM_handle_linux_signal");
+    if (dlsym(RTLD_DEFAULT, "JVM_get_signal_action")) {
+        mode = GUARD_CHAINED;
+    } else {
+        /* Primary mode must sit in front of the JVM's own handler: with
+         * libjvm loaded but its handler not installed yet, the JVM would
+         * later replace ours and chain back to it. */
+        struct sigaction cur;
+        sigaction(SIGSEGV, NULL, &cur);
+        if (jvm_handler && !regions_in_libjvm((uintptr_t)cur.sa_sigaction)) {
+            *why = "libjvm is loaded but its signal handler is not installed yet: install after "
+                   "JNI_CreateJavaVM, or load libjsig";
+            return -1;
+        }
+        mode = GUARD_PRIMARY;
+    }
+    if (dir) {
+        size_t n = strlen(dir);
+        if (n >= sizeof record_dir) {
+            *why = "record directory path too long";
+            mode = GUARD_NONE;
+            return -1;
+        }
+        memcpy(record_dir, dir, n + 1);
+    }
+    if (install_one(SIGSEGV) || install_one(SIGBUS)) {
+        *why = "sigaction failed";
+        return -1;
+    }
+    return 0;
+}
+
+static struct slot *claim(int tid)
+{
+    for (int k = 0; k < SLOTS; k++) {
+        struct slot *s = &slots[((unsigned)tid + (unsigned)k) % SLOTS];
+        int expected = 0;
+        if (atomic_compare_exchange_strong(&s->owner, &expected, tid)) return s;
+    }
+    return NULL;
+}
+
+int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guard_fault *fault)
+{
+    if (!atomic_load_explicit(&enabled, memory_order_relaxed) || mode == GUARD_NONE) {
+        fn(arg);
+        return 0;
+    }
+    if (my_slot) {
+        atomic_fetch_add(&n_nested, 1);
+        return GUARD_NESTED;
+    }
+    struct slot *s = claim(threads_gettid());
+    if (!s) return GUARD_FULL;
+    s->call = call;
+    s->fault = fault;
+    s->entry_sp = (uintptr_t)__builtin_frame_address(0);
+    my_slot = s;
+    int sig = sigsetjmp(s->jb, 0);
+    if (sig == 0) {
+        atomic_store(&s->armed, 1);
+        fn(arg);
+        atomic_store(&s->armed, 0);
+    } else {
+        pthread_sigmask(SIG_SETMASK, &s->fault_mask, NULL);
+    }
+    my_slot = NULL;
+    atomic_store(&s->owner, 0);
+    return sig;
+}

@@ -1,0 +1,53 @@
+/* Per-thread in-flight case file (see inflight.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "case.h"
+#include "inflight.h"
+#include "regions.h"
+
+#define FILE_SIZE (INFLIGHT_HEADER + CASE_MAX_SIZE)
+
+static __thread uint8_t *map __attribute__((tls_model("initial-exec")));
+static __thread char *path_of_map __attribute__((tls_model("initial-exec")));
+
+int inflight_open(const char *dir)
+{
+    static __thread char path[256];
+    if (map) return 0;
+    snprintf(path, sizeof path, "%s/inflight-%d-%d.bin", dir, (int)getpid(), threads_gettid());
+    int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    if (ftruncate(fd, FILE_SIZE)) {
+        close(fd);
+        return -1;
+    }
+    void *m = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED) return -1;
+    map = m;
+    path_of_map = path;
+    memcpy(map, INFLIGHT_MAGIC, 8);
+    uint32_t tid = (uint32_t)threads_gettid();
+    memcpy(map + 12, &tid, 4);
+    return 0;
+}
+
+void inflight_store(const uint8_t *bytes, size_t len)
+{
+    if (!map) return;
+    if (len > CASE_MAX_SIZE) len = CASE_MAX_SIZE;
+    uint32_t n = (uint32_t)len;
+    memcpy(map + 8, &n, 4);
+    memcpy(map + INFLIGHT_HEADER, bytes, len);
+}
+
+void inflight_close(int keep)
+{
+    if (!map) return;
+    munmap(map, FILE_SIZE);
+    map = NULL;
+    if (!keep) unlink(path_of_map);
+}

@@ -1,0 +1,69 @@
+/* Case mutation program applied to a context copy (see mutate.h). */
+#include "arch.h"
+#include "mutate.h"
+
+#define GUARD_SPAN (64u << 10) /* HotSpot's reserved/yellow/red zones fit well inside this */
+#define ALIGN8(x) ((x) & ~(uint64_t)7)
+
+static uint64_t within(uint64_t lo, uint64_t hi, uint64_t off) { return hi > lo ? lo + off % (hi - lo) : lo; }
+
+static uint64_t region_value(int region, uint64_t off, uint64_t real, const struct thread_info *self)
+{
+    uintptr_t lo, hi;
+    switch (region) {
+    case REGION_OWN_STACK: {
+        uint64_t top = self && self->stack_hi > real ? self->stack_hi : real + GUARD_SPAN;
+        return ALIGN8(within(real, top, off));
+    }
+    case REGION_OTHER_STACK: {
+        const struct thread_info *t = threads_other(self ? self->tid : 0, (unsigned)(off >> 48));
+        if (t && t->stack_hi > t->stack_lo) return ALIGN8(within(t->stack_lo, t->stack_hi, off & 0xffffffffffffULL));
+        return region_value(REGION_OWN_STACK, off, real, self);
+    }
+    case REGION_CODE_CACHE:
+    case REGION_LIBJVM_TEXT:
+        return regions_bounds(region, &lo, &hi) ? within(lo, hi, off) : off;
+    case REGION_JAVA_HEAP:
+    case REGION_UNMAPPED:
+        return regions_bounds(region, &lo, &hi) ? ALIGN8(within(lo, hi, off)) : off;
+    case REGION_GUARD_PAGE:
+        if (self && self->stack_lo) return ALIGN8(within(self->stack_lo, self->stack_lo + GUARD_SPAN, off));
+        return ALIGN8(within(real - (1u << 20), real - (1u << 20) + GUARD_SPAN, off));
+    case REGION_NULL_PAGE: return off % 4096;
+    case REGION_MISALIGNED: return real + 1 + off % 7;
+    case REGION_NONCANONICAL: return arch_noncanonical_base() + off % (1ULL << 40);
+    default: return off;
+    }
+}
+
+int mutate_classify(uintptr_t a, const struct thread_info *self)
+{
+    uintptr_t lo, hi;
+    if (a < 4096) return REGION_NULL_PAGE;
+    if (a >= arch_noncanonical_base()) return REGION_NONCANONICAL;
+    if (self && a >= self->stack_lo && a < self->stack_lo + GUARD_SPAN) return REGION_GUARD_PAGE;
+    if (self && a >= self->stack_lo && a < self->stack_hi) return (a & 7) ? REGION_MISALIGNED : REGION_OWN_STACK;
+    static const int kinds[] = {REGION_CODE_CACHE, REGION_LIBJVM_TEXT, REGION_JAVA_HEAP, REGION_UNMAPPED};
+    for (unsigned i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (regions_bounds(kinds[i], &lo, &hi) && a >= lo && a < hi) return kinds[i];
+    return -1;
+}
+
+uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct thread_info *self)
+{
+    uint32_t hits = 0;
+    for (int i = 0; i < p->nmut; i++) {
+        const struct case_mutation *m = &p->mut[i];
+        uint64_t *slot = arch_reg_slot(uc, m->reg);
+        if (!slot) continue;
+        uint64_t real = *slot, v = (uint64_t)m->value;
+        switch (m->kind) {
+        case MUT_ABS: *slot = v; break;
+        case MUT_DELTA: *slot = real + v; break;
+        default: *slot = region_value(m->region, v, real, self); break;
+        }
+        int r = mutate_classify((uintptr_t)*slot, self);
+        if (r >= 0) hits |= 1u << r;
+    }
+    return hits;
+}

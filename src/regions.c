@@ -1,0 +1,245 @@
+/* /proc/self/maps snapshot and thread registry (see regions.h). */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "case.h"
+#include "regions.h"
+#include "sigsafe.h"
+
+#define MAX_MAPS 4096
+#define POOL_SIZE (128 * 1024)
+
+struct map {
+    uintptr_t lo, hi, file_off;
+    uint32_t path; /* offset into pool; 0 = anonymous */
+    uint8_t prot;  /* 1 r, 2 w, 4 x */
+};
+
+struct snapshot {
+    int n;
+    struct map m[MAX_MAPS];
+    char pool[POOL_SIZE];
+    uintptr_t code_lo, code_hi, jvm_lo, jvm_hi, heap_lo, heap_hi, hole_lo, hole_hi;
+};
+
+static struct snapshot snaps[2];
+static _Atomic int active = -1;
+static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uintptr_t heap_hint;
+
+static const struct snapshot *current(void)
+{
+    int i = atomic_load_explicit(&active, memory_order_acquire);
+    return i < 0 ? NULL : &snaps[i];
+}
+
+static void classify(struct snapshot *s)
+{
+    uintptr_t hint = atomic_load(&heap_hint);
+    size_t biggest_rw = 0;
+    s->code_lo = s->code_hi = s->jvm_lo = s->jvm_hi = s->heap_lo = s->heap_hi = 0;
+    s->hole_lo = s->hole_hi = 0;
+    for (int i = 0; i < s->n; i++) {
+        struct map *m = &s->m[i];
+        const char *path = s->pool + m->path;
+        size_t len = m->hi - m->lo;
+        if ((m->prot & 4) && !m->path && !s->code_lo) s->code_lo = m->lo, s->code_hi = m->hi;
+        if ((m->prot & 4) && m->path && strstr(path, "/libjvm.so") && !s->jvm_lo)
+            s->jvm_lo = m->lo, s->jvm_hi = m->hi;
+        if (hint && hint >= m->lo && hint < m->hi) s->heap_lo = m->lo, s->heap_hi = m->hi, biggest_rw = (size_t)-1;
+        if (!hint && m->prot == 3 && !m->path && len > biggest_rw) {
+            biggest_rw = len;
+            s->heap_lo = m->lo, s->heap_hi = m->hi;
+        }
+        /* A hole of at least 1 GiB below the stacks: addresses no one maps. */
+        if (i + 1 < s->n && !s->hole_lo && s->m[i + 1].lo - m->hi >= (1UL << 30))
+            s->hole_lo = m->hi + (1UL << 20), s->hole_hi = s->m[i + 1].lo - (1UL << 20);
+    }
+}
+
+int regions_refresh(void)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (!f) return -1;
+    pthread_mutex_lock(&refresh_lock);
+    int cur = atomic_load(&active);
+    struct snapshot *s = &snaps[cur == 0 ? 1 : 0];
+    s->n = 0;
+    size_t pool_used = 1; /* offset 0 is the empty string */
+    s->pool[0] = 0;
+    char line[4096];
+    while (s->n < MAX_MAPS && fgets(line, sizeof line, f)) {
+        unsigned long lo, hi, off;
+        char perms[8];
+        int path_at = 0;
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &path_at) < 4) continue;
+        struct map *m = &s->m[s->n++];
+        m->lo = lo, m->hi = hi, m->file_off = off, m->path = 0;
+        m->prot = (uint8_t)((perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2);
+        char *path = line + path_at;
+        path[strcspn(path, "\n")] = 0;
+        size_t plen = strlen(path);
+        if (path[0] == '/' && pool_used + plen + 1 <= POOL_SIZE) {
+            memcpy(s->pool + pool_used, path, plen + 1);
+            m->path = (uint32_t)pool_used;
+            pool_used += plen + 1;
+        }
+    }
+    fclose(f);
+    classify(s);
+    atomic_store_explicit(&active, (int)(s - snaps), memory_order_release);
+    int n = s->n;
+    pthread_mutex_unlock(&refresh_lock);
+    return n;
+}
+
+void regions_set_heap_hint(uintptr_t addr) { atomic_store(&heap_hint, addr); }
+
+static const struct map *find(const struct snapshot *s, uintptr_t addr)
+{
+    int lo = 0, hi = s->n - 1;
+    if (hi >= MAX_MAPS) hi = MAX_MAPS - 1;
+    while (lo <= hi) {
+        int mid = (lo + hi) / 2;
+        const struct map *m = &s->m[mid];
+        if (addr < m->lo) hi = mid - 1;
+        else if (addr >= m->hi) lo = mid + 1;
+        else return m;
+    }
+    return NULL;
+}
+
+const char *regions_module_of(uintptr_t addr, uintptr_t *offset)
+{
+    const struct snapshot *s = current();
+    if (!s) return NULL;
+    const struct map *m = find(s, addr);
+    if (!m || !m->path || m->path >= POOL_SIZE) return NULL;
+    *offset = addr - m->lo + m->file_off;
+    return s->pool + m->path;
+}
+
+int regions_in_libjvm(uintptr_t addr)
+{
+    const struct snapshot *s = current();
+    return s && addr >= s->jvm_lo && addr < s->jvm_hi;
+}
+
+int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi)
+{
+    const struct snapshot *s = current();
+    if (!s) return 0;
+    switch (region) {
+    case REGION_CODE_CACHE: *lo = s->code_lo, *hi = s->code_hi; break;
+    case REGION_LIBJVM_TEXT: *lo = s->jvm_lo, *hi = s->jvm_hi; break;
+    case REGION_JAVA_HEAP: *lo = s->heap_lo, *hi = s->heap_hi; break;
+    case REGION_UNMAPPED: *lo = s->hole_lo, *hi = s->hole_hi; break;
+    default: return 0;
+    }
+    return *hi > *lo;
+}
+
+void regions_describe(int fd)
+{
+    static const int kinds[] = {REGION_CODE_CACHE, REGION_LIBJVM_TEXT, REGION_JAVA_HEAP, REGION_UNMAPPED};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        uintptr_t lo = 0, hi = 0;
+        int found = regions_bounds(kinds[i], &lo, &hi);
+        dprintf(fd, "region %-12s %s 0x%lx-0x%lx\n", case_region_name(kinds[i]), found ? "found  " : "missing",
+                (unsigned long)lo, (unsigned long)hi);
+    }
+}
+
+/* ---- thread registry ---- */
+
+#define MAX_THREADS 1024
+
+static struct thread_info thread_table[MAX_THREADS];
+/* The claim word of each slot: 0 never used (ends a probe), CLAIMED while
+ * being filled, TOMBSTONE after unregistering (probes go on), else the tid. */
+#define CLAIMED (-1)
+#define TOMBSTONE (-2)
+static _Atomic int thread_ids[MAX_THREADS];
+static _Atomic int next_index;
+static _Atomic int registered;
+static __thread int cached_tid __attribute__((tls_model("initial-exec")));
+
+int threads_gettid(void)
+{
+    if (!cached_tid) cached_tid = (int)syscall(SYS_gettid);
+    return cached_tid;
+}
+
+int threads_register_self(const char *name, void *jni_env)
+{
+    int tid = threads_gettid();
+    if (threads_find(tid)) return threads_find(tid)->index;
+    for (int k = 0; k < MAX_THREADS; k++) {
+        int i = (int)(((unsigned)tid + (unsigned)k) % MAX_THREADS), expected = 0, tomb = TOMBSTONE;
+        if (!atomic_compare_exchange_strong(&thread_ids[i], &expected, CLAIMED) &&
+            !atomic_compare_exchange_strong(&thread_ids[i], &tomb, CLAIMED))
+            continue;
+        struct thread_info *t = &thread_table[i];
+        memset(t, 0, sizeof *t);
+        pthread_attr_t attr;
+        void *addr;
+        size_t size;
+        if (!pthread_getattr_np(pthread_self(), &attr)) {
+            if (!pthread_attr_getstack(&attr, &addr, &size))
+                t->stack_lo = (uintptr_t)addr, t->stack_hi = (uintptr_t)addr + size;
+            pthread_attr_destroy(&attr);
+        }
+        t->jni_env = jni_env;
+        t->index = atomic_fetch_add(&next_index, 1);
+        snprintf(t->name, sizeof t->name, "%s", name ? name : "?");
+        t->tid = tid;
+        atomic_store(&thread_ids[i], tid);
+        atomic_fetch_add(&registered, 1);
+        return t->index;
+    }
+    return -1;
+}
+
+void threads_unregister_self(void)
+{
+    int tid = threads_gettid();
+    for (int i = 0; i < MAX_THREADS; i++)
+        if (atomic_load(&thread_ids[i]) == tid) {
+            thread_table[i].tid = 0;
+            atomic_store(&thread_ids[i], TOMBSTONE);
+            atomic_fetch_sub(&registered, 1);
+        }
+}
+
+const struct thread_info *threads_find(int tid)
+{
+    for (int k = 0; k < MAX_THREADS; k++) {
+        int i = (int)(((unsigned)tid + (unsigned)k) % MAX_THREADS);
+        int v = atomic_load(&thread_ids[i]);
+        if (v == tid) return &thread_table[i];
+        if (v == 0) return NULL; /* probing ends at a never-used or freed slot */
+    }
+    return NULL;
+}
+
+static const struct thread_info *nth(unsigned n, int skip_tid)
+{
+    int count = atomic_load(&registered) - (skip_tid && threads_find(skip_tid) ? 1 : 0);
+    if (count <= 0) return NULL;
+    unsigned want = n % (unsigned)count;
+    for (int i = 0; i < MAX_THREADS; i++) {
+        int v = atomic_load(&thread_ids[i]);
+        if (v <= 0 || v == skip_tid) continue;
+        if (want-- == 0) return &thread_table[i];
+    }
+    return NULL;
+}
+
+const struct thread_info *threads_other(int tid, unsigned n) { return nth(n, tid); }
+const struct thread_info *threads_by_worker(unsigned n) { return nth(n, 0); }
+int threads_count(void) { return atomic_load(&registered); }

@@ -1,0 +1,63 @@
+/*
+ * What the address space looks like: a snapshot of /proc/self/maps taken
+ * outside signal handlers, and the registry of threads whose stacks the
+ * mutator may aim at. Readers in signal handlers see a consistent-enough
+ * snapshot through a double buffer; a torn read can only give a wrong
+ * (still bounded) answer, never a fault.
+ */
+#ifndef ASGF_REGIONS_H
+#define ASGF_REGIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Reads /proc/self/maps into the snapshot. Not handler-safe. Returns the
+ * number of mappings, or -1. */
+int regions_refresh(void);
+
+/* A pointer known to lie in the Java heap (e.g. an oop read through a JNI
+ * handle); the mapping holding it becomes REGION_JAVA_HEAP. */
+void regions_set_heap_hint(uintptr_t addr);
+
+/* [handler-safe] Path of the file mapping holding addr and addr's offset in
+ * that file; NULL if none. */
+const char *regions_module_of(uintptr_t addr, uintptr_t *offset);
+
+/* [handler-safe] Whether addr is in an executable mapping of libjvm.so. */
+int regions_in_libjvm(uintptr_t addr);
+
+/* [handler-safe] Bounds of a region kind from the snapshot; 0 if unknown.
+ * Only the process-wide kinds: code_cache, libjvm_text, java_heap, unmapped. */
+int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi);
+
+/* Prints the process-wide regions found, one per line (for tests, logs). */
+void regions_describe(int fd);
+
+/* ---- thread registry ---- */
+
+struct thread_info {
+    int tid;           /* 0: free slot */
+    int index;         /* registration order, the "worker" number of a case */
+    uintptr_t stack_lo, stack_hi;
+    void *jni_env;
+    char name[40];
+};
+
+/* [handler-safe] Kernel thread id of the caller (cached per thread). */
+int threads_gettid(void);
+
+/* Registers the calling thread (name, stack bounds from pthread). Not
+ * handler-safe. Returns its index, or -1 when the table is full. */
+int threads_register_self(const char *name, void *jni_env);
+void threads_unregister_self(void);
+
+/* [handler-safe] The registered thread with this tid, or NULL. */
+const struct thread_info *threads_find(int tid);
+/* [handler-safe] The n-th registered thread other than `tid` (n taken modulo
+ * their count); NULL if there is none. */
+const struct thread_info *threads_other(int tid, unsigned n);
+/* [handler-safe] The registered thread whose index is n modulo count. */
+const struct thread_info *threads_by_worker(unsigned n);
+int threads_count(void);
+
+#endif

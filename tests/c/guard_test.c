@@ -1,0 +1,171 @@
+/* Crash protection without a JVM: faults inside guards are recovered and
+ * recorded, faults outside are not swallowed. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "guard.h"
+#include "regions.h"
+#include "tap.h"
+
+static char dir[] = "/tmp/asgf-guard-XXXXXX";
+static const uint8_t case_bytes[] = "ASGF\1\0\0\0\0\0\0\0\0\0\0\0";
+static const struct guard_call call = {"agct", "test", "direct", case_bytes, 16};
+
+/* The address goes through a volatile so the compiler cannot see (and
+ * warn about) the deliberate bad access. */
+static void write_to(void *p)
+{
+    volatile uintptr_t a = (uintptr_t)p;
+    *(volatile int *)a = 1;
+}
+static void read_from(void *p)
+{
+    volatile uintptr_t a = (uintptr_t)p;
+    (void)*(volatile int *)a;
+}
+static void nothing(void *p) { (void)p; }
+
+static char *slurp(const char *path)
+{
+    static char buf[65536];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return NULL;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n < 0 ? 0 : n] = 0;
+    return buf;
+}
+
+static void caught_with_record(void)
+{
+    struct guard_fault f;
+    int rc = guard_run(write_to, (void *)0x10, &call, &f);
+    CHECK(rc == SIGSEGV, "write to 0x10 inside a guard is caught as SIGSEGV (rc %d)", rc);
+    CHECK(f.addr == 0x10, "si_addr is the planted pointer (0x%lx)", (unsigned long)f.addr);
+    char *text = f.record[0] ? slurp(f.record) : NULL;
+    CHECK(text != NULL, "a crash record was written (%s)", f.record);
+    CHECK(text && strstr(text, "si_addr: 0x0000000000000010\n"), "record has the right si_addr");
+    CHECK(text && strstr(text, "case: 41534746010000000000000000000000\n"), "record carries the case bytes");
+    CHECK(text && strstr(text, "signal: 11 SIGSEGV\n") && strstr(text, "\nEND\n"), "record is complete");
+    CHECK(text && strstr(text, "frame: 1 "), "record has a backtrace beyond the faulting pc");
+}
+
+static void unmapped_and_sigbus(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, (size_t)page, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    munmap(m, (size_t)page);
+    struct guard_fault f;
+    int rc = guard_run(read_from, m + 8, &call, &f);
+    CHECK(rc == SIGSEGV && f.addr == (uintptr_t)(m + 8) && f.code == SEGV_MAPERR,
+          "read of an unmapped page: SIGSEGV/MAPERR at that address");
+
+    char path[64];
+    snprintf(path, sizeof path, "%s/bus", dir);
+    int fd = open(path, O_RDWR | O_CREAT, 0600);
+    if (ftruncate(fd, page)) return;
+    char *b = mmap(NULL, (size_t)page * 2, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    rc = guard_run(read_from, b + page, &call, &f);
+    CHECK(rc == SIGBUS && f.addr == (uintptr_t)(b + page), "read past the end of a mapped file: SIGBUS caught");
+    munmap(b, (size_t)page * 2);
+}
+
+static void many_and_mask(void)
+{
+    int caught = 0;
+    for (int i = 0; i < 10000; i++) caught += guard_run(write_to, (void *)(uintptr_t)(8 * (i % 256)), NULL, NULL) == SIGSEGV;
+    CHECK(caught == 10000, "10000 faults in a row all caught (%d)", caught);
+    sigset_t now;
+    pthread_sigmask(SIG_SETMASK, NULL, &now);
+    CHECK(!sigismember(&now, SIGSEGV) && !sigismember(&now, SIGBUS), "signal mask restored after the jumps");
+    CHECK(guard_run(nothing, NULL, &call, NULL) == 0, "a call that does not fault returns 0");
+}
+
+static void nested_inner(void *rc) { *(int *)rc = guard_run(nothing, NULL, &call, NULL); }
+
+static void nested(void)
+{
+    int inner = 99;
+    int rc = guard_run(nested_inner, &inner, &call, NULL);
+    CHECK(rc == 0 && inner == GUARD_NESTED, "a guard inside a guard on one thread is refused (GUARD_NESTED)");
+}
+
+static void *fault_loop(void *arg)
+{
+    (void)arg;
+    threads_register_self("faulter", NULL);
+    long caught = 0;
+    for (int i = 0; i < 2000; i++) caught += guard_run(write_to, (void *)0x20, NULL, NULL) == SIGSEGV;
+    threads_unregister_self();
+    return (void *)caught;
+}
+
+static void threads(void)
+{
+    pthread_t t[4];
+    long total = 0;
+    for (int i = 0; i < 4; i++) pthread_create(&t[i], NULL, fault_loop, NULL);
+    for (int i = 0; i < 4; i++) {
+        void *r;
+        pthread_join(t[i], &r);
+        total += (long)r;
+    }
+    CHECK(total == 8000, "4 threads x 2000 concurrent faults all caught (%ld)", total);
+}
+
+static int child_status(void (*body)(void))
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        body();
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    return st;
+}
+
+static void unguarded_body(void) { write_to((void *)0x30); }
+static void disabled_body(void)
+{
+    guard_set_enabled(0);
+    guard_run(write_to, (void *)0x30, &call, NULL);
+}
+
+static void not_swallowed(void)
+{
+    int st = child_status(unguarded_body);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "a fault outside any guard kills the process with SIGSEGV");
+    st = child_status(disabled_body);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "with protection disabled a guarded fault kills with SIGSEGV");
+}
+
+int main(void)
+{
+    if (!mkdtemp(dir)) return 1;
+    const char *why = NULL;
+    int rc = guard_install(dir, &why);
+    CHECK(rc == 0, "guard installs without a JVM (%s)", why ? why : "ok");
+    CHECK(guard_mode() == GUARD_PRIMARY, "mode is primary without libjsig (%s)", guard_mode_name());
+    threads_register_self("main", NULL);
+    caught_with_record();
+    unmapped_and_sigbus();
+    many_and_mask();
+    nested();
+    threads();
+    not_swallowed();
+    struct guard_counters c;
+    guard_counters(&c);
+    CHECK(c.records_failed == 0, "no record failed to write");
+    printf("# caught %llu, passed on %llu\n", (unsigned long long)c.caught, (unsigned long long)c.passed_on);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) printf("# could not remove %s\n", dir);
+    return TAP_DONE();
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The case text tool: round trip text <-> bytes, errors name the byte offset.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+make_scratch
+tool=$BUILD/bin/casetool
+cat > "$d/a.txt" <<'CASE'
+asgf-case 1
+entry run_with_iterator
+mode signal
+options none
+worker 1
+depth 0
+flags rewind
+mut sp delta -0x40
+mut pc region code_cache 0x1234
+CASE
+$tool encode "$d/a.txt" -o "$d/a.case"; ok $? "encode a text case"
+$tool decode "$d/a.case" > "$d/b.txt"; ok $? "decode it back"
+diff <(grep -v '^#' "$d/a.txt") "$d/b.txt" >/dev/null; ok $? "text -> bytes -> text is the identity"
+$tool encode "$d/b.txt" -o "$d/b.case" && cmp -s "$d/a.case" "$d/b.case"; ok $? "bytes -> text -> bytes is the identity"
+for f in corpus/seeds/*.txt; do
+  [ -e "$f" ] || continue
+  $tool encode "$f" -o "$d/seed.case" 2>"$d/err" && $tool check "$d/seed.case"
+  ok $? "seed $f encodes to a valid case"
+done
+
+expect_error() {  # FILE-CONTENT-CMD WANTED-MESSAGE DESCRIPTION
+  eval "$1" > "$d/bad"
+  $tool decode "$d/bad" > /dev/null 2> "$d/err"; rc=$?
+  [ $rc -eq 1 ] && grep -q "$2" "$d/err"; ok $? "$3 (stderr: $(cat "$d/err"))"
+}
+expect_error "printf ''" "bad: offset 0: empty case" "empty file rejected"
+expect_error "head -c 5 $d/a.case" "bad: offset 5: truncated header" "truncated header rejected"
+expect_error "printf 'ASGF\\002\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0'" "bad: offset 4: unsupported version" "wrong version rejected"
+expect_error "printf 'NOPE\\001\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0'" "bad: offset 0: bad magic" "bad magic rejected"
+expect_error "head -c 35 $d/a.case" "bad: offset 28: truncated mutation record" "truncated record rejected"
+expect_error "head -c 100 /dev/urandom" "bad: offset" "random junk rejected"
+
+printf 'asgf-case 1\nmut sp region moon 1\n' > "$d/bad.txt"
+$tool encode "$d/bad.txt" -o "$d/x" 2> "$d/err"; rc=$?
+[ $rc -eq 1 ] && grep -q "bad.txt:2:15: unknown region 'moon'" "$d/err"; ok $? "text error names file:line:column"
+$tool frobnicate x 2> "$d/err"; [ $? -eq 2 ] && grep -q "unknown command 'frobnicate'" "$d/err"; ok $? "unknown command is a usage error"
+tap_done

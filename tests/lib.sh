@@ -1,0 +1,35 @@
+# Shared helpers for tests/*.t shell scripts: TAP output and the JDK.
+# Source it from the repository root.
+set -u
+: "${JAVA_HOME:=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
+export JAVA_HOME
+JAVA="$JAVA_HOME/bin/java"
+BUILD=${BUILD:-build}
+tap_n=0
+tap_failed=0
+ok() {   # ok CONDITION-STATUS DESCRIPTION
+  tap_n=$((tap_n + 1))
+  if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
+}
+tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }
+# Sets $d to a scratch directory removed at exit (KEEP=1 keeps it).
+make_scratch() {
+  d=$(mktemp -d /tmp/asgf-test.XXXXXX)
+  [ "${KEEP:-0}" = 1 ] || trap 'rm -rf "$d"' EXIT
+}
+
+PROBE="-agentpath:$BUILD/tests/libprobe.so"
+PROBE_CP="-cp $BUILD/tests/jvm"
+# run_tap NAME CMD...: runs a command that prints TAP lines; if it exits
+# non-zero without a "not ok", that is reported as a failure of NAME.
+run_tap() {
+  local name=$1 out rc
+  shift
+  out=$("$@" 2>&1); rc=$?
+  printf '%s\n' "$out" | grep -v '^1\.\.'
+  if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^not ok'; then
+    tap_n=$((tap_n + 1)); tap_failed=$((tap_failed + 1))
+    echo "not ok $tap_n - $name exited with status $rc"
+  fi
+  tap_n=$((tap_n + $(printf '%s\n' "$out" | grep -cE '^(not )?ok')))
+}

@@ -1,0 +1,33 @@
+# Test programs. C unit tests link the core; JVM tests build an agent.
+TEST_CFLAGS := $(CORE_CFLAGS) -Itests/c
+TEST_LIBS := $(CORE_LIB) -ldl -lpthread
+
+$(BUILD)/tests/%_test: tests/c/%_test.c tests/c/tap.h $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
+
+TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test
+
+
+# Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
+$(BUILD)/tests/libprobe.so: tests/jvm/probe_agent.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared $< $(TEST_LIBS) -o $@
+
+$(BUILD)/tests/libfake_asgst.so: tests/jvm/fake_asgst.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ $< -o $@
+
+$(BUILD)/tests/libfake_jfrll.so: tests/jvm/fake_asgst.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ $< -o $@
+
+$(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
+	@mkdir -p $(dir $@)
+	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
+
+TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
+	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
+
+.PHONY: tests-build
+tests-build: $(TEST_BINS)
