@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 run_tap walk "$JAVA" $PROBE=api=agct,out=$d $PROBE_CP Probe walk
 run_tap spin "$JAVA" $PROBE=api=agct,out=$d $PROBE_CP Probe spin
+run_tap thread "$JAVA" $PROBE=api=agct,out=$d $PROBE_CP Probe thread
 tap_done

@@ -10,7 +10,7 @@ public class Probe {
     static native int registerThread(String name);
     static native String apiName();
     static native String[][] walkBoth();
-    static native long[] sample(int tid, int strategy, String caseText, int count, long seed, String want);
+    static native long[] sample(int tid, int mode, int strategy, String caseText, int count, long seed, String want);
     static native String plantedFault(long badPointer);
     static native long fakeCalls();
 
@@ -64,7 +64,7 @@ public class Probe {
 
     static void spin() throws Exception {
         int tid = startSpinner();
-        long[] c = sample(tid, 0, null, 3000, 1, "spinHot");
+        long[] c = sample(tid, 0, 0, null, 3000, 1, "spinHot");
         System.out.println("# ran " + c[0] + ", traces " + c[1] + ", faults " + c[2] + ", max depth " + c[3]
                 + ", spinHot on top " + c[4]);
         check(c[0] == 3000, "every signal reached the spinning thread's handler");
@@ -74,10 +74,26 @@ public class Probe {
         stop = true;
     }
 
+    /** Separate-thread mode: the target is held in its handler while this
+     *  thread walks its context. Stock AGCT walks the calling thread, so the
+     *  target's frames are not expected; the answers are reported as they are. */
+    static void thread() throws Exception {
+        registerThread("sampler");
+        int tid = startSpinner();
+        long[] c = sample(tid, 1, 0, null, 2000, 1, "spinHot");
+        long[] m = sample(tid, 1, 2, null, 2000, 5, null);
+        System.out.println("# thread mode, unmutated: ran " + c[0] + ", traces " + c[1] + ", spinHot on top " + c[4]
+                + "; mutated: ran " + m[0] + ", faults " + m[2]);
+        check(c[0] == 2000 && m[0] == 2000, "every hold-and-walk request completed, none timed out");
+        long[] after = sample(tid, 0, 0, null, 200, 1, "spinHot");
+        check(after[4] > 0, "the held thread runs on afterwards (signal-mode walks see spinHot again)");
+        stop = true;
+    }
+
     static void mutate(String out) throws Exception {
         int tid = startSpinner();
-        long[] rnd = sample(tid, 1, null, 20000, 42, null);
-        long[] near = sample(tid, 2, null, 20000, 43, null);
+        long[] rnd = sample(tid, 0, 1, null, 20000, 42, null);
+        long[] near = sample(tid, 0, 2, null, 20000, 43, null);
         System.out.println("# random: ran " + rnd[0] + ", traces " + rnd[1] + ", faults caught " + rnd[2]);
         System.out.println("# near:   ran " + near[0] + ", traces " + near[1] + ", faults caught " + near[2]);
         check(rnd[0] > 19000 && near[0] > 19000, "40000 mutated walks ran and the JVM is alive");
@@ -93,7 +109,7 @@ public class Probe {
                 "crash record carries the entry point and the case bytes");
         check(rec.matches("(?s).*\npc: 0x[0-9a-f]+ \\S*libjvm\\.so\\+0x[0-9a-f]+\n.*"),
                 "crash record places the faulting pc in libjvm.so");
-        check(sample(tid, 0, null, 100, 1, null)[1] > 0, "walks still work after the caught faults");
+        check(sample(tid, 0, 0, null, 100, 1, null)[1] > 0, "walks still work after the caught faults");
         stop = true;
     }
 
@@ -120,6 +136,7 @@ public class Probe {
         switch (args[0]) {
             case "walk": walk(); break;
             case "spin": spin(); break;
+            case "thread": thread(); break;
             case "mutate": mutate(args.length > 1 ? args[1] : "."); break;
             case "plant-unprotected": plantUnprotected(); break;
             case "fake": fake(); break;

@@ -26,6 +26,7 @@
 #include "jvm_regions.h"
 #include "options.h"
 #include "regions.h"
+#include "target.h"
 
 #define SAMPLE_SIGNAL SIGPROF
 #define MAX_FRAMES 64
@@ -39,17 +40,13 @@ struct config {
 static struct config cfg = {API_AUTO, 1, "."};
 static const struct api *api;
 
-/* One request at a time, handed to the signal handler of the target thread. */
 struct request {
     struct case_prog prog;
     uint8_t bytes[CASE_MAX_SIZE];
     size_t len;
     ASGST_Frame frames[MAX_FRAMES];
     struct exec_outcome out;
-    _Atomic int done;
 };
-static struct request *_Atomic pending;
-static pthread_mutex_t request_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *set_api(void *c, const char *v)
 {
@@ -70,39 +67,11 @@ static const struct opt_def probe_options[] = {
     {NULL, NULL, NULL},
 };
 
-/* [handler-safe] Runs the pending request on this thread's context. */
-static void on_sample(int sig, siginfo_t *si, void *uc)
+/* Runs r on thread tid's context in the given mode; 0 when it ran. */
+static int run_on(int tid, int mode, struct request *r)
 {
-    (void)sig, (void)si;
-    struct request *r = atomic_load(&pending);
-    if (!r) return;
-    const struct thread_info *self = threads_find(threads_gettid());
-    struct exec_ctx cx = {api, "signal", r->bytes, r->len, NULL, r->frames, MAX_FRAMES};
-    exec_case(&cx, &r->prog, uc, self, &r->out);
-    atomic_store(&r->done, 1);
-}
-
-/* Sends the request to tid and waits for its handler; 0 when it ran. */
-static int run_on(int tid, struct request *r)
-{
-    atomic_store(&r->done, 0);
-    atomic_store(&pending, r);
-    int rc = -1;
-    if (syscall(SYS_tgkill, getpid(), tid, SAMPLE_SIGNAL) == 0) {
-        struct timespec start, now, pause = {0, 20000};
-        clock_gettime(CLOCK_MONOTONIC, &start);
-        for (;;) {
-            if (atomic_load(&r->done)) {
-                rc = 0;
-                break;
-            }
-            clock_gettime(CLOCK_MONOTONIC, &now);
-            if (now.tv_sec - start.tv_sec > 2) break; /* the target never ran its handler */
-            nanosleep(&pause, NULL);
-        }
-    }
-    atomic_store(&pending, NULL);
-    return rc;
+    struct exec_ctx cx = {api, case_mode_name(mode), r->bytes, r->len, NULL, r->frames, MAX_FRAMES};
+    return target_run(tid, mode, &cx, &r->prog, &r->out, 2000000000LL);
 }
 
 static jstring method_string(JNIEnv *env, jmethodID id)
@@ -144,11 +113,9 @@ JNIEXPORT jobjectArray JNICALL Java_Probe_walkBoth(JNIEnv *env, jclass k)
 {
     (void)k;
     static struct request r;
-    pthread_mutex_lock(&request_lock);
     memset(&r, 0, sizeof r);
     r.len = case_encode(&r.prog, r.bytes);
-    int ran = run_on(threads_gettid(), &r);
-    pthread_mutex_unlock(&request_lock);
+    int ran = run_on(threads_gettid(), MODE_SIGNAL, &r);
 
     jmethodID ids[MAX_FRAMES];
     int n = 0;
@@ -168,12 +135,13 @@ JNIEXPORT jobjectArray JNICALL Java_Probe_walkBoth(JNIEnv *env, jclass k)
     return both;
 }
 
-/* Samples thread tid `count` times with cases from `strategy` (0 none,
- * 1 random, 2 near) or, if text is non-null, that case. Returns counters
- * {ran, positive, faults, max_frames, top_hits} where top_hits counts walks
- * whose top 3 frames include a method named `want`. */
-JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, jint strategy, jstring text,
-                                               jint count, jlong seed, jstring want)
+/* Samples thread tid `count` times in `mode` (0 signal, 1 thread) with
+ * cases from `strategy` (0 none, 1 random, 2 near) or, if text is non-null,
+ * that case. Returns counters {ran, positive, faults, max_frames, top_hits}
+ * where top_hits counts walks whose top 3 frames include a method named
+ * `want`. */
+JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, jint mode, jint strategy,
+                                               jstring text, jint count, jlong seed, jstring want)
 {
     (void)k;
     static struct request r;
@@ -195,12 +163,12 @@ JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, 
         if (!have_fixed) return NULL;
     }
     uint64_t rng = (uint64_t)seed;
-    pthread_mutex_lock(&request_lock);
     for (int i = 0; i < count; i++) {
         memset(&r, 0, sizeof r);
         if (have_fixed) r.prog = fixed, r.len = case_encode(&r.prog, r.bytes);
         else r.len = casegen_make((enum casegen_strategy)strategy, &rng, arch_reg_count(), &r.prog, r.bytes);
-        if (run_on(tid, &r)) continue;
+        r.prog.mode = (uint8_t)mode;
+        if (run_on(tid, mode, &r)) continue;
         counters[0]++;
         counters[1] += r.out.ret > 0;
         counters[2] += r.out.guard_rc > 0;
@@ -213,7 +181,6 @@ JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, 
             }
         }
     }
-    pthread_mutex_unlock(&request_lock);
     jlongArray out = (*env)->NewLongArray(env, 5);
     jlong tmp[5];
     for (int i = 0; i < 5; i++) tmp[i] = counters[i];
@@ -227,13 +194,11 @@ JNIEXPORT jstring JNICALL Java_Probe_plantedFault(JNIEnv *env, jclass k, jlong b
 {
     (void)k;
     static struct request r;
-    pthread_mutex_lock(&request_lock);
     memset(&r, 0, sizeof r);
     r.len = case_encode(&r.prog, r.bytes);
     api_agct_plant_bad_frames((void *)(uintptr_t)bad);
-    int ran = run_on(threads_gettid(), &r);
+    int ran = run_on(threads_gettid(), MODE_SIGNAL, &r);
     api_agct_plant_bad_frames(NULL);
-    pthread_mutex_unlock(&request_lock);
     char buf[512] = "none";
     if (ran == 0 && r.out.guard_rc > 0)
         snprintf(buf, sizeof buf, "%d 0x%lx %s", r.out.fault.sig, (unsigned long)r.out.fault.addr, r.out.fault.record);
@@ -269,11 +234,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     fprintf(stderr, "probe: guard mode %s, protection %s\n", guard_mode_name(), cfg.protect ? "on" : "off");
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sample;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SAMPLE_SIGNAL, &sa, NULL);
+    if (target_install(SAMPLE_SIGNAL)) {
+        fprintf(stderr, "probe: cannot install the sampling handler\n");
+        return JNI_ERR;
+    }
     return JNI_OK;
 }

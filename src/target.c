@@ -1,0 +1,132 @@
+/* Cases on another thread's context (see target.h). */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "target.h"
+
+/* Request state word: generation << 3 | phase. The generation stops a late
+ * handler (signal delivered after the caller gave up) from touching the
+ * next request. */
+enum phase { IDLE, SENT, PUBLISHED, RELEASED, DONE };
+
+struct request {
+    _Atomic unsigned long long word;
+    int mode;
+    const struct exec_ctx *cx;
+    const struct case_prog *prog;
+    struct exec_outcome *out;
+    const ucontext_t *uc;              /* MODE_THREAD: the target's published context */
+    const struct thread_info *self;
+    long long hold_ns;
+};
+
+static struct request req;
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+static int signo_used;
+static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late;
+
+static unsigned long long word(unsigned long long gen, enum phase p) { return gen << 3 | p; }
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* [handler-safe] Waits while the request word equals `w`; returns 1 if it
+ * changed before the deadline. */
+static int wait_change(unsigned long long w, long long deadline, int relax)
+{
+    struct timespec pause = {0, 10000};
+    while (atomic_load(&req.word) == w) {
+        if (now_ns() > deadline) return 0;
+        if (relax) nanosleep(&pause, NULL);
+    }
+    return 1;
+}
+
+/* [handler-safe] */
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si;
+    unsigned long long w = atomic_load(&req.word);
+    if ((w & 7) != SENT) {
+        atomic_fetch_add(&n_late, 1);
+        return;
+    }
+    unsigned long long gen = w >> 3;
+    const struct thread_info *self = threads_find(threads_gettid());
+    if (req.mode != MODE_THREAD) {
+        exec_case(req.cx, req.prog, uc, self, req.out);
+        atomic_compare_exchange_strong(&req.word, &w, word(gen, DONE));
+        return;
+    }
+    req.uc = uc, req.self = self;
+    unsigned long long pub = word(gen, PUBLISHED);
+    if (!atomic_compare_exchange_strong(&req.word, &w, pub)) return;
+    /* Hold this thread here while the caller walks our context. Busy-wait:
+     * the caller's walk is short and sleeping would be a syscall per spin. */
+    if (!wait_change(pub, now_ns() + req.hold_ns, 0)) {
+        atomic_fetch_add(&n_held_too_long, 1);
+        /* Give up the hold; the caller must not use our context any more. */
+        atomic_compare_exchange_strong(&req.word, &pub, word(gen, IDLE));
+    }
+}
+
+int target_install(int signo)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(signo, &sa, NULL)) return -1;
+    signo_used = signo;
+    return 0;
+}
+
+int target_signal(void) { return signo_used; }
+
+int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
+               struct exec_outcome *out, long long timeout_ns)
+{
+    pthread_mutex_lock(&one_at_a_time);
+    atomic_fetch_add(&n_requests, 1);
+    unsigned long long gen = (atomic_load(&req.word) >> 3) + 1;
+    req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
+    unsigned long long sent = word(gen, SENT);
+    atomic_store(&req.word, sent);
+    int rc = TARGET_TIMEOUT;
+    long long deadline = now_ns() + timeout_ns;
+    if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
+        rc = TARGET_NO_SIGNAL;
+    } else if (wait_change(sent, deadline, 1)) {
+        unsigned long long w = atomic_load(&req.word);
+        if ((w & 7) == DONE) {
+            rc = TARGET_RAN;
+        } else if ((w & 7) == PUBLISHED) {
+            exec_case(cx, p, req.uc, req.self, out);
+            /* Release only if the target still waits for us; if it gave up,
+             * the walk above raced its return (counted, result kept). */
+            if (!atomic_compare_exchange_strong(&req.word, &w, word(gen, RELEASED)))
+                atomic_fetch_add(&n_held_too_long, 1);
+            rc = TARGET_RAN;
+        }
+    }
+    atomic_store(&req.word, word(gen, IDLE));
+    if (rc == TARGET_RAN) atomic_fetch_add(&n_ran, 1);
+    if (rc == TARGET_TIMEOUT) atomic_fetch_add(&n_timeouts, 1);
+    pthread_mutex_unlock(&one_at_a_time);
+    return rc;
+}
+
+void target_counters(struct target_counters *out)
+{
+    out->requests = n_requests, out->ran = n_ran, out->timeouts = n_timeouts;
+    out->held_too_long = n_held_too_long, out->late_signals = n_late;
+}
