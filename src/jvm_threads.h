@@ -1,0 +1,27 @@
+/*
+ * Java threads as sampling targets: a JVMTI env of our own registers every
+ * thread whose name matches a glob at ThreadStart (on that thread, so the
+ * registry learns its tid and stack) and unregisters it at ThreadEnd.
+ * Threads already running when this attaches are not seen: attach before
+ * starting workers (Agent_OnLoad, or right after JNI_CreateJavaVM).
+ */
+#ifndef ASGF_JVM_THREADS_H
+#define ASGF_JVM_THREADS_H
+
+#include <jni.h>
+
+/* Called on the new thread after it is registered / before unregistering. */
+typedef void (*jvm_thread_hook)(JNIEnv *jni, const char *name, int index);
+
+struct jvm_threads_config {
+    const char *glob;       /* fnmatch pattern on the Java thread name; NULL = all */
+    jvm_thread_hook on_start, on_end;
+};
+
+/* Not handler-safe. 0 or -1 with a reason. The config is copied. */
+int jvm_threads_attach(JavaVM *vm, const struct jvm_threads_config *cfg, const char **why);
+
+/* Threads seen starting and ending, and those the glob kept. */
+void jvm_threads_counts(long *started, long *ended, long *matched);
+
+#endif
