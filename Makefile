@@ -21,7 +21,7 @@ CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/core/%.o)
 CORE_LIB := $(BUILD)/libasgf.a
 
 .PHONY: all core test bench clean deps check-java
-all: core $(BUILD)/bin/casetool tests-build stress
+all: core $(BUILD)/bin/casetool agent tests-build stress
 
 check-java:
 	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ or run 'make deps'" >&2; exit 2; }
@@ -40,6 +40,7 @@ $(BUILD)/bin/casetool: corpus/casetool.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) $< $(CORE_LIB) -ldl -lpthread -o $@
 
+include agents/agent.mk
 include tests/tests.mk
 -include stress/stress.mk
 

@@ -93,6 +93,12 @@ void api_agct_set_thread_depth(int depth);
  * (an invalid p plants a fault inside libjvm's frame filling); NULL stops. */
 void api_agct_plant_bad_frames(void *p);
 
+/* Hands fun an agct iterator over frames someone else collected (the
+ * queue module's JVMTI walks). */
+#include "agct.h"
+void api_agct_run_over_frames(const ASGCT_CallFrame *frames, int n, int options, ASGST_IteratorHandler fun,
+                              void *arg);
+
 /* The agct table itself, for the queue module to fill in its slots. */
 struct api *api_agct_mutable(void);
 

@@ -102,6 +102,14 @@ static int run_with_iterator(void *ucontext, int32_t options, ASGST_IteratorHand
     return rc;
 }
 
+void api_agct_run_over_frames(const ASGCT_CallFrame *frames, int n, int options, ASGST_IteratorHandler fun,
+                              void *arg)
+{
+    struct agct_iter it = {.magic = ITER_MAGIC, .status = ASGST_JAVA_TRACE, .options = options, .n = n, .frames = frames};
+    fun((ASGST_Iterator *)&it, arg);
+    it.magic = 0;
+}
+
 /* [handler-safe] */
 static int run_with_iterator_from_frame(void *sp, void *fp, void *pc, int32_t options, ASGST_IteratorHandler fun,
                                         void *arg, int *raw)

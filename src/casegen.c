@@ -10,8 +10,27 @@ uint64_t casegen_next(uint64_t *s)
     return *s = x;
 }
 
+/* The shapes that faulted stock AGCT (shared/field-notes.md): a
+ * non-canonical sp, or an sp in the thread's guard zone, with the pc left
+ * where it was (in JIT code when the caller aims at Java states). */
+static void fault_shape(uint64_t *st, struct case_prog *p)
+{
+    uint64_t r = casegen_next(st);
+    p->nmut = 1;
+    p->mut[0].reg = ARCH_REG_SP;
+    p->mut[0].kind = MUT_REGION;
+    p->mut[0].region = (r & 1) ? REGION_NONCANONICAL : REGION_GUARD_PAGE;
+    p->mut[0].value = (int64_t)casegen_next(st);
+    if ((r >> 1) % 2) {
+        p->nmut = 2;
+        p->mut[1].reg = ARCH_REG_FP, p->mut[1].kind = MUT_DELTA;
+        p->mut[1].value = (int64_t)(casegen_next(st) % 4096) - 2048;
+    }
+}
+
 static void near(uint64_t *st, struct case_prog *p)
 {
+    if (casegen_next(st) % 4 == 0) return fault_shape(st, p);
     static const int8_t regs[] = {ARCH_REG_PC, ARCH_REG_SP, ARCH_REG_FP};
     p->nmut = 1 + (int)(casegen_next(st) % 3);
     for (int i = 0; i < p->nmut; i++) {

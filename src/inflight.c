@@ -1,5 +1,6 @@
 /* Per-thread in-flight case file (see inflight.h). */
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -46,8 +47,12 @@ void inflight_store(const uint8_t *bytes, size_t len)
 
 void inflight_close(int keep)
 {
-    if (!map) return;
-    munmap(map, FILE_SIZE);
+    uint8_t *m = map;
+    if (!m) return;
+    /* Clear before unmapping: a sampling signal may land in between, and
+     * inflight_store must then see no mapping rather than a dead one. */
     map = NULL;
+    atomic_signal_fence(memory_order_seq_cst);
+    munmap(m, FILE_SIZE);
     if (!keep) unlink(path_of_map);
 }

@@ -70,3 +70,16 @@ void jvm_threads_counts(long *s, long *e, long *m)
 {
     *s = atomic_load(&started), *e = atomic_load(&ended), *m = atomic_load(&matched);
 }
+
+int jvm_agent_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg)
+{
+    jclass k = (*jni)->FindClass(jni, "java/lang/Thread");
+    jmethodID init = k ? (*jni)->GetMethodID(jni, k, "<init>", "(Ljava/lang/String;)V") : NULL;
+    jstring jname = (*jni)->NewStringUTF(jni, name);
+    jthread t = init && jname ? (*jni)->NewObject(jni, k, init, jname) : NULL;
+    if (!t) {
+        (*jni)->ExceptionClear(jni);
+        return -1;
+    }
+    return (*jvmti)->RunAgentThread(jvmti, t, fn, arg, JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE ? 0 : -1;
+}

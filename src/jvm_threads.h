@@ -24,4 +24,10 @@ int jvm_threads_attach(JavaVM *vm, const struct jvm_threads_config *cfg, const c
 /* Threads seen starting and ending, and those the glob kept. */
 void jvm_threads_counts(long *started, long *ended, long *matched);
 
+
+
+#include <jvmti.h>
+/* Starts fn on a new JVMTI agent thread named `name` (a Java thread that
+ * may call JVMTI and JNI). Live phase only (VMInit or later). 0 or -1. */
+int jvm_agent_thread_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *name, jvmtiStartFunction fn, void *arg);
 #endif

@@ -48,7 +48,13 @@ static void classify(struct snapshot *s)
         struct map *m = &s->m[i];
         const char *path = s->pool + m->path;
         size_t len = m->hi - m->lo;
-        if ((m->prot & 4) && !m->path && !s->code_lo) s->code_lo = m->lo, s->code_hi = m->hi;
+        /* The code cache is one reservation whose committed segments
+         * (non-nmethods, profiled, non-profiled) show as separate anonymous
+         * executable mappings: take their span. */
+        if ((m->prot & 4) && !m->path) {
+            if (!s->code_lo) s->code_lo = m->lo, s->code_hi = m->hi;
+            else if (m->lo - s->code_hi < (512UL << 20)) s->code_hi = m->hi;
+        }
         if ((m->prot & 4) && m->path && strstr(path, "/libjvm.so") && !s->jvm_lo)
             s->jvm_lo = m->lo, s->jvm_hi = m->hi;
         if (hint && hint >= m->lo && hint < m->hi) s->heap_lo = m->lo, s->heap_hi = m->hi, biggest_rw = (size_t)-1;
@@ -157,7 +163,7 @@ void regions_describe(int fd)
 
 /* ---- thread registry ---- */
 
-#define MAX_THREADS 1024
+#define MAX_THREADS THREADS_MAX
 
 static struct thread_info thread_table[MAX_THREADS];
 /* The claim word of each slot: 0 never used (ends a probe), CLAIMED while
@@ -243,3 +249,15 @@ static const struct thread_info *nth(unsigned n, int skip_tid)
 const struct thread_info *threads_other(int tid, unsigned n) { return nth(n, tid); }
 const struct thread_info *threads_by_worker(unsigned n) { return nth(n, 0); }
 int threads_count(void) { return atomic_load(&registered); }
+
+int threads_slot(const struct thread_info *t) { return (int)(t - thread_table); }
+
+int threads_list(int *tids, int max)
+{
+    int n = 0;
+    for (int i = 0; i < MAX_THREADS && n < max; i++) {
+        int v = atomic_load(&thread_ids[i]);
+        if (v > 0) tids[n++] = v;
+    }
+    return n;
+}

@@ -59,5 +59,12 @@ const struct thread_info *threads_other(int tid, unsigned n);
 /* [handler-safe] The registered thread whose index is n modulo count. */
 const struct thread_info *threads_by_worker(unsigned n);
 int threads_count(void);
+#define THREADS_MAX 1024
+/* [handler-safe] Stable slot number of a registered thread, 0..THREADS_MAX-1,
+ * for per-thread tables kept by harnesses. */
+int threads_slot(const struct thread_info *t);
+/* Copies up to max registered tids; returns how many. Not for handlers
+ * (no harm, but it scans the whole table). */
+int threads_list(int *tids, int max);
 
 #endif

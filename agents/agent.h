@@ -1,0 +1,68 @@
+/*
+ * The stress sampling agent: one config, filled from the -agentpath
+ * options, and the pieces that share it.
+ */
+#ifndef ASGF_AGENT_H
+#define ASGF_AGENT_H
+
+#include <stdint.h>
+#include <jvmti.h>
+#include <ucontext.h>
+#include "api.h"
+#include "casegen.h"
+
+#define MUTATE_CORPUS 3 /* beside enum casegen_strategy */
+
+struct agent_config {
+    long long interval_ns;
+    int mode;           /* enum case_mode */
+    enum api_kind api;
+    int mutate;         /* enum casegen_strategy or MUTATE_CORPUS */
+    char corpus[256];
+    uint64_t seed;
+    int protect;
+    int aim;            /* mutate only when the pc is in Java code */
+    char out[256];
+    long long duration_ns; /* 0: until the VM exits */
+    char threads[128];     /* glob on Java thread names */
+    long long stats_ns;    /* progress line period; 0: none */
+    int depth;
+    int queue_size;
+    int suspend;        /* mode=thread: also JVMTI Suspend/GetStackTrace/Resume walks */
+    int quiet;
+};
+
+extern struct agent_config agent_cfg;
+extern const struct api *agent_api;
+
+int agent_api_is_agct(void);
+
+/* agent_options.c */
+int agent_options_parse(const char *text, struct agent_config *cfg, char *err, size_t errlen);
+void agent_options_help(int fd);
+
+/* sample_handler.c: the SIGPROF handler for modes signal and queue. */
+int sample_handler_install(int signo);
+/* Per-thread set-up and tear-down, on the thread itself. */
+void sample_thread_start(JNIEnv *jni, int index);
+void sample_thread_end(JNIEnv *jni);
+/* Makes the case for one sample of thread `slot` ([handler-safe]). */
+size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uint8_t *bytes);
+
+/* sampler.c */
+int sampler_start(void);
+void sampler_stop(void);
+double sampler_elapsed_s(void);
+
+/* corpus_cases.c */
+int corpus_load(const char *dir, char *err, size_t errlen);
+int corpus_count(void);
+/* [handler-safe] */
+size_t corpus_pick(uint64_t r, struct case_prog *p, uint8_t *bytes);
+
+/* suspend_walker.c: JVMTI suspended-thread walks (mode=thread). */
+int suspend_walker_prepare(jvmtiEnv *jvmti); /* Agent_OnLoad: capabilities */
+int suspend_walker_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void suspend_walker_stop(void);
+
+#endif

@@ -1,0 +1,108 @@
+/* The agent's options: one table gives keys, help and setters. */
+#include <stdio.h>
+#include <string.h>
+#include "agent.h"
+#include "case.h"
+#include "options.h"
+
+#define CFG(c) ((struct agent_config *)(c))
+
+static const char *set_interval(void *c, const char *v)
+{
+    const char *e = opt_parse_duration_ns(v, 1000, &CFG(c)->interval_ns);
+    if (!e && CFG(c)->interval_ns < 1000) return "interval below 1us:";
+    return e;
+}
+static const char *set_mode(void *c, const char *v)
+{
+    int m = v ? case_mode_parse(v) : -1;
+    if (m < 0) return "expected signal, thread or queue, got";
+    CFG(c)->mode = m;
+    return NULL;
+}
+static const char *set_api(void *c, const char *v)
+{
+    return v && !api_kind_parse(v, &CFG(c)->api) ? NULL : "expected auto, asgst or agct, got";
+}
+static const char *set_mutate(void *c, const char *v)
+{
+    if (!v) return "expected none, random, near or corpus:<dir>, got";
+    if (!strcmp(v, "none")) CFG(c)->mutate = CASEGEN_NONE;
+    else if (!strcmp(v, "random")) CFG(c)->mutate = CASEGEN_RANDOM;
+    else if (!strcmp(v, "near")) CFG(c)->mutate = CASEGEN_NEAR;
+    else if (!strncmp(v, "corpus:", 7) && v[7] && strlen(v + 7) < sizeof CFG(c)->corpus) {
+        CFG(c)->mutate = MUTATE_CORPUS;
+        strcpy(CFG(c)->corpus, v + 7);
+    } else return "expected none, random, near or corpus:<dir>, got";
+    return NULL;
+}
+static const char *set_seed(void *c, const char *v)
+{
+    long x;
+    const char *e = opt_parse_long(v, 0, 0x7fffffffffffffffL, &x);
+    if (!e) CFG(c)->seed = (uint64_t)x;
+    return e;
+}
+static const char *set_protect(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->protect); }
+static const char *set_aim(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->aim); }
+static const char *set_suspend(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->suspend); }
+static const char *set_quiet(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->quiet); }
+static const char *set_out(void *c, const char *v)
+{
+    if (!v || !*v || strlen(v) >= sizeof CFG(c)->out) return "expected a directory, got";
+    strcpy(CFG(c)->out, v);
+    return NULL;
+}
+static const char *set_duration(void *c, const char *v) { return opt_parse_duration_ns(v, 1000000000LL, &CFG(c)->duration_ns); }
+static const char *set_stats(void *c, const char *v) { return opt_parse_duration_ns(v, 1000000000LL, &CFG(c)->stats_ns); }
+static const char *set_threads(void *c, const char *v)
+{
+    if (!v || !*v || strlen(v) >= sizeof CFG(c)->threads) return "expected a thread-name glob, got";
+    strcpy(CFG(c)->threads, v);
+    return NULL;
+}
+static const char *set_depth(void *c, const char *v)
+{
+    long x;
+    const char *e = opt_parse_long(v, 1, AGCT_MAX_DEPTH, &x);
+    if (!e) CFG(c)->depth = (int)x;
+    return e;
+}
+static const char *set_queue_size(void *c, const char *v)
+{
+    long x;
+    const char *e = opt_parse_long(v, 1, 1 << 20, &x);
+    if (!e) CFG(c)->queue_size = (int)x;
+    return e;
+}
+
+static const struct opt_def defs[] = {
+    {"interval", "sampling interval per thread (ns/us/ms/s; bare number = us), default 100us", set_interval},
+    {"mode", "signal|thread|queue: who walks (default signal)", set_mode},
+    {"api", "auto|asgst|agct: backend (default auto)", set_api},
+    {"mutate", "none|random|near|corpus:<dir>: context mutation (default none)", set_mutate},
+    {"seed", "random seed (default 1)", set_seed},
+    {"protect", "0|1: crash protection around every call (default 1)", set_protect},
+    {"aim", "0|1: mutate only samples whose pc is in Java code (default 1)", set_aim},
+    {"out", "directory for crash records, in-flight cases and summary.json (default .)", set_out},
+    {"duration", "stop sampling after this long (default: until exit)", set_duration},
+    {"threads", "glob of Java thread names to sample (default *)", set_threads},
+    {"stats", "progress line period, 0 = none (default 1s)", set_stats},
+    {"depth", "frames per walk, 1..2048 (default 2048)", set_depth},
+    {"queue_size", "mode=queue: elements per thread queue (default 64)", set_queue_size},
+    {"suspend", "mode=thread: also JVMTI SuspendThread/GetStackTrace walks (default 1)", set_suspend},
+    {"quiet", "0|1: no progress lines (default 0)", set_quiet},
+    {NULL, NULL, NULL},
+};
+
+int agent_options_parse(const char *text, struct agent_config *cfg, char *err, size_t errlen)
+{
+    *cfg = (struct agent_config){
+        .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
+        .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
+        .queue_size = 64, .suspend = 1,
+    };
+    return options_parse(text, defs, cfg, err, errlen);
+}
+
+void agent_options_help(int fd) { options_help(defs, fd); }

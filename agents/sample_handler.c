@@ -1,0 +1,127 @@
+/*
+ * Modes signal and queue: every registered thread runs one case per
+ * SIGPROF on its own context. Per-thread state lives in a table indexed by
+ * registry slot, so the handler allocates nothing.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include "agent.h"
+#include "arch.h"
+#include "inflight.h"
+#include "mutate.h"
+#include "regions.h"
+#include "stats.h"
+
+struct tstate {
+    uint64_t rng;
+    long long last_ns;
+    ASGST_Queue *queue;
+    uint8_t bytes[CASE_MAX_SIZE];
+};
+
+static struct tstate tstates[THREADS_MAX];
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* [handler-safe] Whether the interrupted code is Java (JIT code or the
+ * interpreter, both in the code cache): only there does AGCT trust the
+ * context instead of the thread's last-Java-frame anchor. */
+static int in_java(const ucontext_t *uc)
+{
+    uintptr_t lo, hi, pc = (uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC);
+    return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && pc >= lo && pc < hi;
+}
+
+size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uint8_t *bytes)
+{
+    struct tstate *ts = &tstates[slot];
+    int strategy = agent_cfg.mutate;
+    if (strategy != CASEGEN_NONE && agent_cfg.aim && uc && !in_java(uc)) {
+        atomic_fetch_add_explicit(&stats.unaimed, 1, memory_order_relaxed);
+        strategy = CASEGEN_NONE;
+    } else if (strategy != CASEGEN_NONE) {
+        atomic_fetch_add_explicit(&stats.aimed, 1, memory_order_relaxed);
+    }
+    if (strategy == MUTATE_CORPUS) corpus_pick(casegen_next(&ts->rng), p, bytes);
+    else casegen_make((enum casegen_strategy)strategy, &ts->rng, arch_reg_count(), p, bytes);
+    /* The agent's mode decides how the case runs; the bytes record what ran. */
+    p->mode = (uint8_t)agent_cfg.mode;
+    if (agent_cfg.mode == MODE_QUEUE) p->entry = ENTRY_ENQUEUE;
+    else if (p->entry == ENTRY_ENQUEUE) p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue mode */
+    return case_encode(p, bytes);
+}
+
+/* [handler-safe] The SIGPROF handler. */
+static void on_sample(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si;
+    int saved_errno = errno;
+    const struct thread_info *self = threads_find(threads_gettid());
+    if (self) {
+        int slot = threads_slot(self);
+        struct tstate *ts = &tstates[slot];
+        long long now = now_ns();
+        if (ts->last_ns) stats_interval(now - ts->last_ns);
+        ts->last_ns = now;
+        atomic_fetch_add_explicit(&stats.handler_runs, 1, memory_order_relaxed);
+        struct case_prog p;
+        size_t len = sample_make_case(slot, uc, &p, ts->bytes);
+        struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, ts->queue, NULL, 0};
+        struct exec_outcome out;
+        exec_case(&cx, &p, uc, self, &out);
+        stats_outcome(&out);
+    }
+    errno = saved_errno;
+}
+
+int sample_handler_install(int signo)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL);
+}
+
+static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
+{
+    (void)queue_arg, (void)enqueue_arg;
+    ASGST_Frame f;
+    int n = 0;
+    while (agent_api->next_frame(it, &f) == 1) n++;
+    atomic_fetch_add_explicit(&stats.queue_handled, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&stats.queue_frames, (unsigned long long)n, memory_order_relaxed);
+}
+
+void sample_thread_start(JNIEnv *jni, int index)
+{
+    (void)index;
+    const struct thread_info *self = threads_find(threads_gettid());
+    if (!self) return;
+    struct tstate *ts = &tstates[threads_slot(self)];
+    ts->rng = agent_cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
+    ts->last_ns = 0;
+    ts->queue = NULL;
+    if (agent_cfg.mode == MODE_QUEUE && agent_api->register_queue)
+        ts->queue = agent_api->register_queue(jni, agent_cfg.queue_size, 0, on_queue_element, NULL);
+    inflight_open(agent_cfg.out);
+}
+
+void sample_thread_end(JNIEnv *jni)
+{
+    const struct thread_info *self = threads_find(threads_gettid());
+    if (!self) return;
+    struct tstate *ts = &tstates[threads_slot(self)];
+    ASGST_Queue *q = ts->queue;
+    ts->queue = NULL;
+    if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);
+    inflight_close(0);
+}

@@ -1,0 +1,134 @@
+/* Agent statistics (see stats.h). */
+#include <string.h>
+#include "agct.h"
+#include "api.h"
+#include "queue_agct.h"
+#include "agent.h"
+#include "stats.h"
+
+struct stats stats;
+
+#define N_RAW (2 - STATS_RAW_MIN)
+
+void stats_interval(long long ns)
+{
+    long long us = ns / 1000;
+    if (us < 0) return;
+    atomic_fetch_add_explicit(&stats.intervals[us < STATS_INTERVAL_BUCKETS - 1 ? us : STATS_INTERVAL_BUCKETS - 1], 1,
+                              memory_order_relaxed);
+}
+
+static int raw_bucket(int raw)
+{
+    if (raw > 0) return 0;
+    if (raw < STATS_RAW_MIN) return N_RAW - 1;
+    return 1 - raw;
+}
+
+void stats_outcome(const struct exec_outcome *o)
+{
+    if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
+        atomic_fetch_add(&stats.nested, 1);
+        return;
+    }
+    atomic_fetch_add_explicit(&stats.walks, 1, memory_order_relaxed);
+    if (o->guard_rc > 0) {
+        atomic_fetch_add(&stats.faults, 1);
+        return;
+    }
+    atomic_fetch_add_explicit(&stats.raw[raw_bucket(o->raw)], 1, memory_order_relaxed);
+    if (o->ret > 0) {
+        atomic_fetch_add_explicit(&stats.traces, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&stats.depth_sum, (unsigned long long)o->frames, memory_order_relaxed);
+    }
+    if (o->ret == ASGST_ENQUEUE_FULL_QUEUE) atomic_fetch_add(&stats.queue_full, 1);
+    if (o->ret == ASGST_ENQUEUE_OTHER_ERROR) atomic_fetch_add(&stats.queue_other, 1);
+}
+
+double stats_interval_percentile(double p)
+{
+    unsigned long long total = 0, seen = 0;
+    for (int i = 0; i < STATS_INTERVAL_BUCKETS; i++) total += stats.intervals[i];
+    if (!total) return -1;
+    unsigned long long want = (unsigned long long)(p * (double)total);
+    for (int i = 0; i < STATS_INTERVAL_BUCKETS; i++)
+        if ((seen += stats.intervals[i]) > want) return i + 0.5;
+    return STATS_INTERVAL_BUCKETS;
+}
+
+static const char *raw_name(int bucket)
+{
+    static char buf[N_RAW][48];
+    if (bucket == 0) return "frames";
+    if (bucket == N_RAW - 1) return "below_min";
+    int raw = 1 - bucket;
+    if (agent_api_is_agct()) {
+        snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, agct_code_name(raw));
+    } else {
+        snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, asgst_code_name(raw));
+    }
+    return buf[bucket];
+}
+
+static double delivered(void)
+{
+    return stats.signals_sent ? 100.0 * (double)stats.handler_runs / (double)stats.signals_sent : 0;
+}
+
+void stats_progress(FILE *f, double t)
+{
+    fprintf(f, "asgf: t=%.1fs sent=%llu walks=%llu traces=%llu faults=%llu delivered=%.1f%% interval p50=%.0fus "
+               "p99=%.0fus\n",
+            t, stats.signals_sent, stats.walks, stats.traces, stats.faults, delivered(),
+            stats_interval_percentile(0.5), stats_interval_percentile(0.99));
+    fflush(f);
+}
+
+void stats_summary(FILE *f, double t)
+{
+    fprintf(f, "asgf: summary after %.1fs: rounds %llu (late %llu), signals sent %llu (failed %llu), handler runs %llu "
+               "(%.1f%% delivered)\n",
+            t, stats.rounds, stats.late_rounds, stats.signals_sent, stats.signals_failed, stats.handler_runs,
+            delivered());
+    fprintf(f, "asgf: walks %llu, traces %llu, mean depth %.1f, faults caught %llu, nested dropped %llu\n", stats.walks,
+            stats.traces, stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0, stats.faults,
+            stats.nested);
+    fprintf(f, "asgf: per-thread interval p50 %.0fus p99 %.0fus; aimed %llu unaimed %llu; queue full %llu other %llu; "
+               "target timeouts %llu; suspend walks %llu (errors %llu)\n",
+            stats_interval_percentile(0.5), stats_interval_percentile(0.99), stats.aimed, stats.unaimed,
+            stats.queue_full, stats.queue_other, stats.target_timeouts, stats.suspend_walks, stats.suspend_errors);
+    if (stats.queue_handled)
+        fprintf(f, "asgf: queue handlers ran %llu times, mean frames %.1f\n", stats.queue_handled,
+                (double)stats.queue_frames / (double)stats.queue_handled);
+    fprintf(f, "asgf: raw codes:");
+    for (int i = 0; i < N_RAW; i++)
+        if (stats.raw[i]) fprintf(f, " %s=%llu", raw_name(i), stats.raw[i]);
+    fprintf(f, "\n");
+}
+
+int stats_write_json(const char *path, double t, const char *config_line)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    struct queue_agct_counters q;
+    queue_agct_counters(&q);
+    fprintf(f, "{\n  \"elapsed_s\": %.3f,\n  \"config\": \"%s\",\n", t, config_line);
+#define FIELD(name) fprintf(f, "  \"%s\": %llu,\n", #name, (unsigned long long)stats.name)
+    FIELD(rounds); FIELD(late_rounds); FIELD(signals_sent); FIELD(signals_failed); FIELD(handler_runs);
+    FIELD(walks); FIELD(traces); FIELD(depth_sum); FIELD(faults); FIELD(nested); FIELD(aimed); FIELD(unaimed);
+    FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
+    FIELD(suspend_frames); FIELD(queue_handled); FIELD(queue_frames);
+#undef FIELD
+    fprintf(f, "  \"delivered_pct\": %.2f,\n  \"interval_p50_us\": %.1f,\n  \"interval_p99_us\": %.1f,\n", delivered(),
+            stats_interval_percentile(0.5), stats_interval_percentile(0.99));
+    fprintf(f, "  \"mean_depth\": %.2f,\n", stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0);
+    fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "
+               "\"handled\": %llu, \"walk_errors\": %llu},\n",
+            q.enqueued, q.full, q.contended, q.batches, q.handled, q.walk_errors);
+    fprintf(f, "  \"raw_codes\": {");
+    int first = 1;
+    for (int i = 0; i < N_RAW; i++)
+        if (stats.raw[i]) fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", raw_name(i), stats.raw[i]), first = 0;
+    fprintf(f, "}\n}\n");
+    return fclose(f);
+}

@@ -1,0 +1,38 @@
+/*
+ * The agent's statistics. Counters are atomics bumped from signal handlers
+ * ([handler-safe]); reports are made by the sampler thread and at exit.
+ */
+#ifndef ASGF_STATS_H
+#define ASGF_STATS_H
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include "exec.h"
+
+#define STATS_RAW_MIN (-20) /* raw codes below this share one bucket */
+#define STATS_INTERVAL_BUCKETS 20001 /* 1 us each up to 20 ms, then overflow */
+
+struct stats {
+    _Atomic unsigned long long rounds, late_rounds, signals_sent, signals_failed;
+    _Atomic unsigned long long handler_runs, walks, traces, depth_sum, faults, nested, dropped;
+    _Atomic unsigned long long aimed, unaimed, queue_full, queue_other, target_timeouts;
+    _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames;
+    _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
+    _Atomic unsigned long long raw[2 - STATS_RAW_MIN]; /* [0] positive, [1+k] raw -k, last: below min */
+    _Atomic unsigned intervals[STATS_INTERVAL_BUCKETS];
+};
+
+extern struct stats stats;
+
+/* [handler-safe] */
+void stats_interval(long long ns);
+void stats_outcome(const struct exec_outcome *o);
+
+/* Interval percentile in microseconds (p in 0..1); -1 if no data. */
+double stats_interval_percentile(double p);
+void stats_progress(FILE *f, double elapsed_s);
+/* Human summary and JSON summary. */
+void stats_summary(FILE *f, double elapsed_s);
+int stats_write_json(const char *path, double elapsed_s, const char *config_line);
+
+#endif

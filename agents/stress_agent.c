@@ -1,0 +1,135 @@
+/*
+ * asgf stress agent:
+ *   java -agentpath:build/lib/libasgfagent.so=interval=100us,mode=signal,... -cp ... Main
+ * Samples every matching Java thread each interval through the chosen API
+ * backend, optionally on mutated contexts, under crash protection, and
+ * reports statistics (stderr, and out/summary.json at exit). See
+ * agents/README.md for the options.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "agent.h"
+#include "guard.h"
+#include "jmethods.h"
+#include "jvm_regions.h"
+#include "jvm_threads.h"
+#include "queue_agct.h"
+#include "stats.h"
+
+struct agent_config agent_cfg;
+const struct api *agent_api;
+static jvmtiEnv *jvmti;
+static char config_line[1024];
+
+int agent_api_is_agct(void) { return agent_api && agent_api->kind == API_AGCT; }
+
+static void fail(const char *what, const char *why) { fprintf(stderr, "asgf: %s: %s\n", what, why); }
+
+static void on_start(JNIEnv *jni, const char *name, int index)
+{
+    (void)name;
+    sample_thread_start(jni, index);
+}
+
+static void on_end(JNIEnv *jni, const char *name, int index)
+{
+    (void)name, (void)index;
+    sample_thread_end(jni);
+}
+
+static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
+{
+    (void)thread;
+    const char *why;
+    jvm_regions_refresh(jni);
+    if (agent_cfg.mode == MODE_QUEUE && agent_api->kind == API_AGCT &&
+        queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
+        fail("queue", why);
+    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_start(env, jni))
+        fail("suspend walker", "cannot start");
+    if (sampler_start()) fail("sampler", "cannot start");
+}
+
+/* A clean exit leaves no crashing input: drop this process's in-flight files. */
+static void remove_inflight_files(void)
+{
+    char prefix[64];
+    snprintf(prefix, sizeof prefix, "inflight-%d-", (int)getpid());
+    DIR *d = opendir(agent_cfg.out);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", agent_cfg.out, e->d_name);
+            unlink(path);
+        }
+    if (d) closedir(d);
+}
+
+static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
+{
+    (void)env, (void)jni;
+    double t = sampler_elapsed_s();
+    sampler_stop();
+    queue_agct_stop();
+    suspend_walker_stop();
+    stats_summary(stderr, t);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.json", agent_cfg.out);
+    if (stats_write_json(path, t, config_line)) fail(path, "cannot write");
+    remove_inflight_files();
+}
+
+static int setup(JavaVM *vm)
+{
+    const char *why = NULL;
+    if (mkdir(agent_cfg.out, 0755) && access(agent_cfg.out, W_OK)) return fail(agent_cfg.out, "output directory not writable"), -1;
+    char err[600];
+    if (agent_cfg.mutate == MUTATE_CORPUS && corpus_load(agent_cfg.corpus, err, sizeof err))
+        return fail("mutate=corpus", err), -1;
+    if (jmethods_attach(vm, &why) || !(agent_api = api_select(agent_cfg.api, &why))) return fail("api", why), -1;
+    if (agent_api->kind == API_AGCT) {
+        api_agct_set_depth(agent_cfg.depth);
+        queue_agct_install();
+    }
+    if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)
+        return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
+    guard_set_enabled(agent_cfg.protect);
+    if (guard_install(agent_cfg.out, &why)) return fail("crash protection", why), -1;
+    struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
+    if (jvm_threads_attach(vm, &tc, &why)) return fail("threads", why), -1;
+    if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return fail("jvmti", "no environment"), -1;
+    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_prepare(jvmti))
+        return fail("suspend walker", "can_suspend capability not available"), -1;
+    jvmtiEventCallbacks cb;
+    memset(&cb, 0, sizeof cb);
+    cb.VMInit = on_vm_init;
+    cb.VMDeath = on_vm_death;
+    (*jvmti)->SetEventCallbacks(jvmti, &cb, sizeof cb);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_INIT, NULL);
+    (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_ENABLE, JVMTI_EVENT_VM_DEATH, NULL);
+    return 0;
+}
+
+JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
+{
+    (void)reserved;
+    char err[600];
+    snprintf(config_line, sizeof config_line, "%s", options ? options : "");
+    for (char *c = config_line; *c; c++)
+        if (*c == '"' || *c == '\\') *c = '\'';
+    if (agent_options_parse(options, &agent_cfg, err, sizeof err)) {
+        fprintf(stderr, "asgf: bad agent options: %s\nasgf: options are:\n", err);
+        agent_options_help(2);
+        return JNI_ERR;
+    }
+    if (setup(vm)) return JNI_ERR;
+    if (!agent_cfg.quiet)
+        fprintf(stderr, "asgf: backend %s, mode %s, interval %lldns, mutate %d, protect %d (guard %s), out %s\n",
+                agent_api->name, case_mode_name(agent_cfg.mode), agent_cfg.interval_ns, agent_cfg.mutate,
+                agent_cfg.protect, guard_mode_name(), agent_cfg.out);
+    return JNI_OK;
+}
