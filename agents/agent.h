@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 #include <jvmti.h>
+#include <stdio.h>
 #include <ucontext.h>
 #include "api.h"
 #include "casegen.h"
@@ -30,6 +31,9 @@ struct agent_config {
     int queue_size;
     int suspend;        /* mode=thread: also JVMTI Suspend/GetStackTrace/Resume walks */
     int quiet;
+    int verify;         /* mode=queue: compare handler stacks with JVMTI */
+    uintptr_t test_plant; /* test hook: planted bad frames pointer (api_agct_plant_bad_frames) */
+    long max_records;
 };
 
 extern struct agent_config agent_cfg;
@@ -41,6 +45,10 @@ int agent_api_is_agct(void);
 int agent_options_parse(const char *text, struct agent_config *cfg, char *err, size_t errlen);
 void agent_options_help(int fd);
 
+#include "exec.h"
+#define VERIFY_FRAMES 16
+extern jvmtiEnv *agent_jvmti;
+
 /* sample_handler.c: the SIGPROF handler for modes signal and queue. */
 int sample_handler_install(int signo);
 /* Per-thread set-up and tear-down, on the thread itself. */
@@ -48,6 +56,16 @@ void sample_thread_start(JNIEnv *jni, int index);
 void sample_thread_end(JNIEnv *jni);
 /* Makes the case for one sample of thread `slot` ([handler-safe]). */
 size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uint8_t *bytes);
+/* [handler-safe] Accounts one sample of thread `slot` (interval, outcome). */
+void sample_note(int slot, const struct exec_outcome *o);
+/* The top frames the last queue handler of thread `slot` saw, and its
+ * jthread; 0 if none or it is being written. */
+int sample_queue_snapshot(int slot, jthread *thread, jmethodID *frames, int max);
+
+/* queue_verify.c: compares queue handler stacks with JVMTI GetStackTrace. */
+int queue_verify_start(jvmtiEnv *jvmti, JNIEnv *jni);
+void queue_verify_stop(void);
+void queue_verify_report(FILE *f);
 
 /* sampler.c */
 int sampler_start(void);

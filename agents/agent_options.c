@@ -47,6 +47,7 @@ static const char *set_protect(void *c, const char *v) { return opt_parse_bool(v
 static const char *set_aim(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->aim); }
 static const char *set_suspend(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->suspend); }
 static const char *set_quiet(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->quiet); }
+static const char *set_verify(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->verify); }
 static const char *set_out(void *c, const char *v)
 {
     if (!v || !*v || strlen(v) >= sizeof CFG(c)->out) return "expected a directory, got";
@@ -76,6 +77,16 @@ static const char *set_queue_size(void *c, const char *v)
     return e;
 }
 
+static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
+
+static const char *set_test_plant(void *c, const char *v)
+{
+    long x;
+    const char *e = opt_parse_long(v, 1, 0x7fffffffffffffffL, &x);
+    if (!e) CFG(c)->test_plant = (uintptr_t)x;
+    return e;
+}
+
 static const struct opt_def defs[] = {
     {"interval", "sampling interval per thread (ns/us/ms/s; bare number = us), default 100us", set_interval},
     {"mode", "signal|thread|queue: who walks (default signal)", set_mode},
@@ -92,6 +103,9 @@ static const struct opt_def defs[] = {
     {"queue_size", "mode=queue: elements per thread queue (default 64)", set_queue_size},
     {"suspend", "mode=thread: also JVMTI SuspendThread/GetStackTrace walks (default 1)", set_suspend},
     {"quiet", "0|1: no progress lines (default 0)", set_quiet},
+    {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
+    {"max_records", "crash records written at most; later faults are counted (default 10000)", set_max_records},
+    {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
 
@@ -100,7 +114,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1,
+        .queue_size = 64, .suspend = 1, .max_records = 10000,
     };
     return options_parse(text, defs, cfg, err, errlen);
 }

@@ -17,8 +17,14 @@
 struct tstate {
     uint64_t rng;
     long long last_ns;
+    unsigned long long walks;
     ASGST_Queue *queue;
+    jthread thread; /* global ref, for the queue verifier */
     uint8_t bytes[CASE_MAX_SIZE];
+    /* Top of the last stack a queue handler saw; seq odd while writing. */
+    _Atomic unsigned seq;
+    int qn;
+    jmethodID qframes[VERIFY_FRAMES];
 };
 
 static struct tstate tstates[THREADS_MAX];
@@ -58,6 +64,17 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
     return case_encode(p, bytes);
 }
 
+void sample_note(int slot, const struct exec_outcome *o)
+{
+    struct tstate *ts = &tstates[slot];
+    long long now = now_ns();
+    if (ts->last_ns) stats_interval(now - ts->last_ns);
+    ts->last_ns = now;
+    atomic_fetch_add_explicit(&stats.handler_runs, 1, memory_order_relaxed);
+    if (ts->walks++ == 0) atomic_fetch_add(&stats.threads_walked, 1);
+    stats_outcome(o);
+}
+
 /* [handler-safe] The SIGPROF handler. */
 static void on_sample(int sig, siginfo_t *si, void *uc)
 {
@@ -67,16 +84,12 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     if (self) {
         int slot = threads_slot(self);
         struct tstate *ts = &tstates[slot];
-        long long now = now_ns();
-        if (ts->last_ns) stats_interval(now - ts->last_ns);
-        ts->last_ns = now;
-        atomic_fetch_add_explicit(&stats.handler_runs, 1, memory_order_relaxed);
         struct case_prog p;
         size_t len = sample_make_case(slot, uc, &p, ts->bytes);
         struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, ts->queue, NULL, 0};
         struct exec_outcome out;
         exec_case(&cx, &p, uc, self, &out);
-        stats_outcome(&out);
+        sample_note(slot, &out);
     }
     errno = saved_errno;
 }
@@ -93,10 +106,17 @@ int sample_handler_install(int signo)
 
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
-    (void)queue_arg, (void)enqueue_arg;
+    (void)enqueue_arg;
+    struct tstate *ts = queue_arg;
     ASGST_Frame f;
     int n = 0;
-    while (agent_api->next_frame(it, &f) == 1) n++;
+    atomic_fetch_add(&ts->seq, 1);
+    while (agent_api->next_frame(it, &f) == 1) {
+        if (n < VERIFY_FRAMES) ts->qframes[n] = agent_api->method_to_jmethodid(f.method);
+        n++;
+    }
+    ts->qn = n < VERIFY_FRAMES ? n : VERIFY_FRAMES;
+    atomic_fetch_add(&ts->seq, 1);
     atomic_fetch_add_explicit(&stats.queue_handled, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&stats.queue_frames, (unsigned long long)n, memory_order_relaxed);
 }
@@ -109,9 +129,17 @@ void sample_thread_start(JNIEnv *jni, int index)
     struct tstate *ts = &tstates[threads_slot(self)];
     ts->rng = agent_cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
     ts->last_ns = 0;
+    ts->walks = 0;
     ts->queue = NULL;
-    if (agent_cfg.mode == MODE_QUEUE && agent_api->register_queue)
-        ts->queue = agent_api->register_queue(jni, agent_cfg.queue_size, 0, on_queue_element, NULL);
+    ts->qn = 0;
+    if (agent_cfg.mode == MODE_QUEUE && agent_api->register_queue) {
+        jthread self_thread;
+        if (agent_jvmti && (*agent_jvmti)->GetCurrentThread(agent_jvmti, &self_thread) == JVMTI_ERROR_NONE) {
+            ts->thread = (*jni)->NewGlobalRef(jni, self_thread);
+            (*jni)->DeleteLocalRef(jni, self_thread);
+        }
+        ts->queue = agent_api->register_queue(jni, agent_cfg.queue_size, 0, on_queue_element, ts);
+    }
     inflight_open(agent_cfg.out);
 }
 
@@ -123,5 +151,19 @@ void sample_thread_end(JNIEnv *jni)
     ASGST_Queue *q = ts->queue;
     ts->queue = NULL;
     if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);
+    jthread t = ts->thread;
+    ts->thread = NULL;
+    if (t) (*jni)->DeleteGlobalRef(jni, t);
     inflight_close(0);
+}
+
+int sample_queue_snapshot(int slot, jthread *thread, jmethodID *frames, int max)
+{
+    struct tstate *ts = &tstates[slot];
+    unsigned before = atomic_load(&ts->seq);
+    if (before & 1 || !ts->thread || !ts->qn) return 0;
+    int n = ts->qn < max ? ts->qn : max;
+    for (int i = 0; i < n; i++) frames[i] = ts->qframes[i];
+    *thread = ts->thread;
+    return atomic_load(&ts->seq) == before ? n : 0;
 }

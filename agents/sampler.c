@@ -44,8 +44,7 @@ static void walk_held(int tid)
     struct exec_outcome out;
     int rc = target_run(tid, MODE_THREAD, &cx, &p, &out, HOLD_TIMEOUT_NS);
     if (rc == TARGET_RAN) {
-        atomic_fetch_add(&stats.handler_runs, 1);
-        stats_outcome(&out);
+        sample_note(threads_slot(t), &out);
     } else if (rc == TARGET_TIMEOUT) {
         atomic_fetch_add(&stats.target_timeouts, 1);
     }

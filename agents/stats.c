@@ -4,6 +4,8 @@
 #include "api.h"
 #include "queue_agct.h"
 #include "agent.h"
+#include "case.h"
+#include "jvm_threads.h"
 #include "stats.h"
 
 struct stats stats;
@@ -62,7 +64,7 @@ static const char *raw_name(int bucket)
     if (bucket == 0) return "frames";
     if (bucket == N_RAW - 1) return "below_min";
     int raw = 1 - bucket;
-    if (agent_api_is_agct()) {
+    if (agent_api_is_agct() && agent_cfg.mode != MODE_QUEUE) { /* Enqueue answers ASGST codes */
         snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, agct_code_name(raw));
     } else {
         snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, asgst_code_name(raw));
@@ -100,6 +102,10 @@ void stats_summary(FILE *f, double t)
     if (stats.queue_handled)
         fprintf(f, "asgf: queue handlers ran %llu times, mean frames %.1f\n", stats.queue_handled,
                 (double)stats.queue_frames / (double)stats.queue_handled);
+    long started, ended, matched;
+    jvm_threads_counts(&started, &ended, &matched);
+    fprintf(f, "asgf: threads: %ld registered, %llu walked at least once (of %ld started)\n", matched,
+            stats.threads_walked, started);
     fprintf(f, "asgf: raw codes:");
     for (int i = 0; i < N_RAW; i++)
         if (stats.raw[i]) fprintf(f, " %s=%llu", raw_name(i), stats.raw[i]);
@@ -117,7 +123,10 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(rounds); FIELD(late_rounds); FIELD(signals_sent); FIELD(signals_failed); FIELD(handler_runs);
     FIELD(walks); FIELD(traces); FIELD(depth_sum); FIELD(faults); FIELD(nested); FIELD(aimed); FIELD(unaimed);
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
-    FIELD(suspend_frames); FIELD(queue_handled); FIELD(queue_frames);
+    FIELD(suspend_frames); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
+    long started, ended, matched;
+    jvm_threads_counts(&started, &ended, &matched);
+    fprintf(f, "  \"threads_registered\": %ld,\n", matched);
 #undef FIELD
     fprintf(f, "  \"delivered_pct\": %.2f,\n  \"interval_p50_us\": %.1f,\n  \"interval_p99_us\": %.1f,\n", delivered(),
             stats_interval_percentile(0.5), stats_interval_percentile(0.99));

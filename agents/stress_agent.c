@@ -21,7 +21,8 @@
 
 struct agent_config agent_cfg;
 const struct api *agent_api;
-static jvmtiEnv *jvmti;
+jvmtiEnv *agent_jvmti;
+#define jvmti agent_jvmti
 static char config_line[1024];
 
 int agent_api_is_agct(void) { return agent_api && agent_api->kind == API_AGCT; }
@@ -48,6 +49,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     if (agent_cfg.mode == MODE_QUEUE && agent_api->kind == API_AGCT &&
         queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
         fail("queue", why);
+    if (agent_cfg.mode == MODE_QUEUE && agent_cfg.verify && queue_verify_start(env, jni))
+        fail("queue verifier", "cannot start");
     if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_start(env, jni))
         fail("suspend walker", "cannot start");
     if (sampler_start()) fail("sampler", "cannot start");
@@ -76,7 +79,9 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     sampler_stop();
     queue_agct_stop();
     suspend_walker_stop();
+    queue_verify_stop();
     stats_summary(stderr, t);
+    if (agent_cfg.verify) queue_verify_report(stderr);
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", agent_cfg.out);
     if (stats_write_json(path, t, config_line)) fail(path, "cannot write");
@@ -93,11 +98,13 @@ static int setup(JavaVM *vm)
     if (jmethods_attach(vm, &why) || !(agent_api = api_select(agent_cfg.api, &why))) return fail("api", why), -1;
     if (agent_api->kind == API_AGCT) {
         api_agct_set_depth(agent_cfg.depth);
+        if (agent_cfg.test_plant) api_agct_plant_bad_frames((void *)agent_cfg.test_plant);
         queue_agct_install();
     }
     if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)
         return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
     guard_set_enabled(agent_cfg.protect);
+    guard_set_record_limit(agent_cfg.max_records);
     if (guard_install(agent_cfg.out, &why)) return fail("crash protection", why), -1;
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
     if (jvm_threads_attach(vm, &tc, &why)) return fail("threads", why), -1;

@@ -69,14 +69,19 @@ typedef void (*guard_fn)(void *arg);
 /*
  * [handler-safe] Runs fn(arg) guarded. Returns 0 if fn returned, the
  * signal number if a fault was caught (then *fault, if given, describes it
- * and the record is already on disk), GUARD_NESTED or GUARD_FULL if fn was
+ * and the record, unless it repeats an earlier (pc, case) pair, is already
+ * on disk), GUARD_NESTED or GUARD_FULL if fn was
  * not run.
  */
 int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guard_fault *fault);
 
 struct guard_counters {
     uint64_t caught, passed_on, claimed_by_jvm, nested, records_failed;
+    uint64_t duplicates; /* caught again with the same pc and case: counted, no new record */
 };
+
+/* Records written at most (default 100000); later faults are counted only. */
+void guard_set_record_limit(long n);
 void guard_counters(struct guard_counters *out);
 
 #endif

@@ -33,3 +33,18 @@ run_tap() {
   fi
   tap_n=$((tap_n + $(printf '%s\n' "$out" | grep -cE '^(not )?ok')))
 }
+
+AGENT="$BUILD/lib/libasgfagent.so"
+# run_stress OUT AGENT_OPTS SCENARIOS SECONDS [THREADS]: runs the stress
+# workload under the agent; stdout+stderr go to OUT/log, the exit status is
+# returned. The agent writes OUT/summary.json on a clean exit.
+run_stress() {
+  local out=$1 opts=$2 scen=$3 secs=$4 threads=${5:-2}
+  mkdir -p "$out"
+  timeout $((secs + 60)) "$JAVA" -XX:ErrorFile="$out/hs_err_pid%p.log" \
+    "-agentpath:$AGENT=out=$out,threads=asgst-worker-*,stats=0,$opts" \
+    -Dasgst.stress.native="$BUILD/lib/libstressnative.so" -cp "$BUILD/stress/classes" \
+    asgstfuzz.stress.Main --scenario "$scen" --threads "$threads" --duration "${secs}s" --quiet > "$out/log" 2>&1
+}
+# json_field FILE KEY: a number from summary.json.
+json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null || echo -1; }

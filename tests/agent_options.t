@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Bad agent options stop the VM at start with a message naming the option.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+make_scratch
+mkdir -p "$d/corpus-bad" && printf 'ASGF\001\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$d/corpus-bad/trunc.case"
+check_bad() {  # OPTS WANTED-TEXT
+  "$JAVA" "-agentpath:$AGENT=out=$d,$1" -version > "$d/out" 2>&1; rc=$?
+  [ $rc -ne 0 ] && grep -qF -- "$2" "$d/out"
+  ok $? "'$1' refused (exit $rc): $(grep -m1 'asgf:' "$d/out")"
+}
+check_bad "interval=abc" 'option 2 "interval=abc": not a duration: "abc"'
+check_bad "interval=10parsec" 'unknown unit in duration'
+check_bad "interval=100ns" 'interval below 1us'
+check_bad "mode=sideways" 'option 2 "mode=sideways": expected signal, thread or queue, got "sideways"'
+check_bad "api=jfr" 'expected auto, asgst or agct, got "jfr"'
+check_bad "api=asgst" 'exports neither ASGST_RunWithIterator nor JFRLL_RunWithIterator'
+check_bad "mutate=everything" 'expected none, random, near or corpus:<dir>'
+check_bad "mutate=corpus:" 'expected none, random, near or corpus:<dir>'
+check_bad "mutate=corpus:$d/nowhere" "corpus directory $d/nowhere cannot be opened"
+check_bad "mutate=corpus:$d/corpus-bad" "corpus file $d/corpus-bad/trunc.case: offset 16: truncated mutation record"
+check_bad "seed=-4" 'out of range'
+check_bad "protect=maybe" 'expected 0/1/true/false/on/off, got "maybe"'
+check_bad "depth=0" 'option 2 "depth=0": out of range'
+check_bad "depth=4096" 'out of range'
+check_bad "queue_size=0" 'out of range'
+check_bad "colour=blue" 'option 2 "colour=blue": unknown option "colour"'
+check_bad "mode=signal,,seed=1" 'option 3 "": empty option name'
+check_bad "stats=soon" 'not a duration'
+"$JAVA" "-agentpath:$AGENT=out=$d,colour=blue" -version 2>&1 | grep -q "interval *sampling interval"
+ok $? "the refusal lists the valid options"
+"$JAVA" "-agentpath:$AGENT=out=$d,quiet=1,interval=1ms" -version > "$d/out" 2>&1
+ok $? "good options start the VM"
+tap_done
