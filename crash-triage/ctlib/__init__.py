@@ -1,0 +1,1 @@
+"""crash-triage library: parsers, symbolizer, signatures, buckets, reports."""

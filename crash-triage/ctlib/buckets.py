@@ -1,0 +1,222 @@
+"""Bucket store in the output directory: one directory per signature, plus an
+index of processed files so that a re-run only looks at new or changed files."""
+import hashlib
+import json
+import os
+import shutil
+import time
+
+from .signature import describe
+
+INDEX = 'index.json'
+SOURCES = ('hs_err', 'record', 'fuzzer', 'asan')
+
+
+def iso(t):
+    if t is None:
+        return None
+    try:
+        return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(t))
+    except (OverflowError, ValueError, OSError):
+        return None
+
+
+def _write_json(path, obj):
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as f:
+        json.dump(obj, f, indent=1, sort_keys=True)
+        f.write('\n')
+    os.replace(tmp, path)
+
+
+class Store:
+    def __init__(self, out, rules):
+        self.out = out
+        self.rules = rules
+        self.bdir = os.path.join(out, 'buckets')
+        os.makedirs(self.bdir, exist_ok=True)
+        self.index = {'version': 1, 'files': {}}
+        self.buckets = {}
+        self.touched = set()
+        self.new_this_run = set()
+        p = os.path.join(out, INDEX)
+        if os.path.exists(p):
+            try:
+                with open(p) as f:
+                    data = json.load(f)
+                if data.get('version') == 1:
+                    self.index = data
+            except (OSError, ValueError):
+                pass
+        for sig in sorted(os.listdir(self.bdir)):
+            bp = os.path.join(self.bdir, sig, 'bucket.json')
+            try:
+                with open(bp) as f:
+                    self.buckets[sig] = json.load(f)
+            except (OSError, ValueError):
+                continue
+
+    # -- index -----------------------------------------------------------------
+    def current(self, path, replay_available):
+        e = self.index['files'].get(os.path.abspath(path))
+        if not e:
+            return False
+        try:
+            st = os.stat(path)
+        except OSError:
+            return True
+        if e.get('size') != st.st_size or e.get('mtime_ns') != st.st_mtime_ns:
+            return False
+        if e.get('status') == 'needs-replay' and replay_available:
+            return False
+        if e.get('rules') != self.rules_id():
+            return False
+        return True
+
+    def rules_id(self):
+        if getattr(self, '_rules_id', None) is None:
+            raw = json.dumps(self.rules.raw, sort_keys=True) + '|top=%d' % self.rules.top
+            self._rules_id = hashlib.sha256(raw.encode()).hexdigest()[:12]
+        return self._rules_id
+
+    def forget(self, path):
+        """Drop the members that came from path (the file changed)."""
+        ap = os.path.abspath(path)
+        e = self.index['files'].pop(ap, None)
+        if not e:
+            return
+        for sig in e.get('buckets', []):
+            b = self.buckets.get(sig)
+            if not b:
+                continue
+            b['members'] = [m for m in b['members'] if m['path'] != ap]
+            self.touched.add(sig)
+
+    def record_file(self, path, status, reason=None, kind=None, sigs=()):
+        ap = os.path.abspath(path)
+        try:
+            st = os.stat(path)
+            size, mt = st.st_size, st.st_mtime_ns
+        except OSError:
+            size = mt = None
+        self.index['files'][ap] = {'size': size, 'mtime_ns': mt, 'status': status,
+                                   'reason': reason, 'kind': kind, 'buckets': sorted(set(sigs)),
+                                   'rules': self.rules_id()}
+
+    # -- buckets ---------------------------------------------------------------
+    def add(self, rep, k=0):
+        title = describe(rep, self.rules)
+        sig = rep.extra['signature']
+        ap = os.path.abspath(rep.path)
+        b = self.buckets.get(sig)
+        if b is None:
+            b = {'signature': sig, 'title': title, 'alt': rep.extra.get('alt'),
+                 'frame': rep.extra.get('frame'), 'signal': self.rules.signal_class(rep),
+                 'members': [], 'created': iso(time.time())}
+            self.buckets[sig] = b
+            self.new_this_run.add(sig)
+        mid = hashlib.sha1(('%s#%d' % (ap, k)).encode()).hexdigest()[:12]
+        t = rep.time
+        if t is None:
+            try:
+                t = os.stat(rep.path).st_mtime
+            except OSError:
+                t = None
+        member = {'id': mid, 'path': ap, 'kind': rep.kind, 'time': t, 'time_iso': iso(t),
+                  'pid': rep.pid, 'tid': rep.tid, 'thread': rep.thread,
+                  'signal': rep.signal, 'si_code': rep.si_code,
+                  'si_addr': None if rep.si_addr is None else '0x%x' % rep.si_addr,
+                  'message': rep.message, 'flags': list(rep.flags), 'case': None,
+                  'case_bytes': None, 'report_file': rep.extra.get('report_file')}
+        case = self._write_case(sig, mid, rep)
+        if case:
+            member['case'], member['case_bytes'] = case
+        b['members'] = [m for m in b['members'] if m['id'] != mid] + [member]
+        b['suppressed'] = rep.extra.get('suppressed')
+        self.touched.add(sig)
+        return sig
+
+    def _write_case(self, sig, mid, rep):
+        data = rep.case
+        if data is None and rep.case_path:
+            try:
+                with open(rep.case_path, 'rb') as f:
+                    data = f.read(1 << 20)
+            except OSError:
+                data = None
+        if data is None:
+            return None
+        d = os.path.join(self.bdir, sig, 'cases')
+        os.makedirs(d, exist_ok=True)
+        name = mid + '.case'
+        with open(os.path.join(d, name), 'wb') as f:
+            f.write(data)
+        return 'cases/' + name, len(data)
+
+    def save(self):
+        for sig in sorted(self.touched):
+            b = self.buckets.get(sig)
+            if b is None:
+                continue
+            d = os.path.join(self.bdir, sig)
+            if not b['members']:
+                shutil.rmtree(d, ignore_errors=True)
+                del self.buckets[sig]
+                continue
+            os.makedirs(d, exist_ok=True)
+            self._finish(b, d)
+            _write_json(os.path.join(d, 'bucket.json'), b)
+        self.touched.clear()
+        _write_json(os.path.join(self.out, INDEX), self.index)
+
+    def _finish(self, b, d):
+        ms = b['members']
+        ms.sort(key=lambda m: (m['time'] is None, m['time'] or 0, m['path']))
+        b['count'] = len(ms)
+        times = [m['time'] for m in ms if m['time'] is not None]
+        b['first_seen'] = iso(min(times)) if times else None
+        b['last_seen'] = iso(max(times)) if times else None
+        b['first_seen_ts'] = min(times) if times else None
+        b['last_seen_ts'] = max(times) if times else None
+        b['sources'] = {s: sum(1 for m in ms if m['kind'] == s) for s in SOURCES}
+        # representative: a complete report if there is one, else the earliest
+        good = [m for m in ms if not ({'truncated', 'corrupted'} & set(m['flags']))]
+        rep = (good or ms)[0]
+        copy = 'representative-' + os.path.basename(rep.get('report_file') or rep['path'])
+        old = b.get('representative') or {}
+        if old.get('path') != rep['path'] or not os.path.exists(os.path.join(d, copy)):
+            if old.get('copy') and old.get('copy') != copy:
+                try:
+                    os.remove(os.path.join(d, old['copy']))
+                except OSError:
+                    pass
+            try:
+                shutil.copyfile(rep.get('report_file') or rep['path'], os.path.join(d, copy))
+            except OSError:
+                copy = old.get('copy') if old.get('path') == rep['path'] else None
+        b['representative'] = {'path': rep['path'], 'copy': copy, 'member': rep['id']}
+        # drop case files of members that left; pick the smallest case
+        cases = [m for m in ms if m.get('case')]
+        keep = {m['case'] for m in cases}
+        cdir = os.path.join(d, 'cases')
+        if os.path.isdir(cdir):
+            for name in os.listdir(cdir):
+                if 'cases/' + name not in keep:
+                    os.remove(os.path.join(cdir, name))
+        sp = os.path.join(d, 'smallest.case')
+        if cases:
+            best = min(cases, key=lambda m: (m['case_bytes'], m['id']))
+            shutil.copyfile(os.path.join(d, best['case']), sp)
+            b['smallest_case'] = {'file': 'smallest.case', 'member': best['id'],
+                                  'bytes': best['case_bytes']}
+        else:
+            if os.path.exists(sp):
+                os.remove(sp)
+            b['smallest_case'] = None
+
+    def needs_replay(self):
+        return sorted((p, e) for p, e in self.index['files'].items()
+                      if e.get('status') == 'needs-replay')
+
+    def invalid(self):
+        return sorted((p, e) for p, e in self.index['files'].items() if e.get('status') == 'invalid')

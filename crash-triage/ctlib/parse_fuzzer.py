@@ -1,0 +1,84 @@
+"""libFuzzer / AFL++ crash artifacts: case files that need a replay to give a record."""
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import tempfile
+
+from .model import Report
+
+LIBFUZZER_RE = re.compile(r'^crash-[0-9a-f]{40}$')
+AFL_RE = re.compile(r'^id[:_]\d{6}')
+REPLAY_TIMEOUT = 120
+KEEP_DIR = None        # where replay outputs are kept (triage sets OUT/replays)
+
+
+def detect_path(path):
+    """'libfuzzer' / 'afl' if the file name is a fuzzer crash artifact, else None."""
+    base = os.path.basename(path)
+    if LIBFUZZER_RE.match(base):
+        return 'libfuzzer'
+    parent = os.path.basename(os.path.dirname(path))
+    if parent == 'crashes' and AFL_RE.match(base):
+        return 'afl'
+    return None
+
+
+def replay_command(spec, repo_root):
+    """The replay command as an argv list, or None when no replay tool exists."""
+    if spec:
+        argv = shlex.split(spec)
+    else:
+        argv = [os.path.join(repo_root, 'fuzz', 'replay')]
+    exe = argv[0]
+    if os.sep in exe:
+        if not (os.path.isfile(exe) and os.access(exe, os.X_OK)):
+            return None
+    return argv
+
+
+def replay(argv, path, timeout=REPLAY_TIMEOUT):
+    """Run `argv --record-dir DIR FILE`; return (list of Reports, note)."""
+    reports = []
+    with tempfile.TemporaryDirectory(prefix='triage-replay-') as tmp:
+        d = tmp
+        if KEEP_DIR:
+            import hashlib
+            d = os.path.join(KEEP_DIR, hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12])
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+        try:
+            proc = subprocess.run(argv + ['--record-dir', d, path], stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                  timeout=timeout)
+            note = 'replay exit %d' % proc.returncode
+        except subprocess.TimeoutExpired:
+            note = 'replay timed out after %ds' % timeout
+        except OSError as e:
+            return [], 'replay could not start: %s' % e
+        from . import collect           # late: collect imports this module
+        for root, _, files in os.walk(d):
+            for name in sorted(files):
+                p = os.path.join(root, name)
+                kind, reps, _ = collect.parse_path(p)
+                if kind not in ('record', 'hs_err'):
+                    continue            # the replay may leave other files (inflight cases, logs)
+                for rep in reps:
+                    rep.extra['replayed_from'] = kind
+                    rep.extra['replayed_file'] = name
+                    if KEEP_DIR:
+                        rep.extra['report_file'] = p
+                    rep.kind = 'fuzzer'
+                    rep.path = path
+                    rep.case_path = path
+                    reports.append(rep)
+    return reports, note
+
+
+def needs_replay(path, flavour):
+    rep = Report(kind='fuzzer', path=path)
+    rep.extra['fuzzer'] = flavour
+    rep.flag('needs-replay')
+    rep.case_path = path
+    return rep

@@ -1,0 +1,252 @@
+"""Parser for HotSpot fatal error logs (hs_err_pid*.log), JDK 8 to 25 on Linux."""
+import calendar
+import re
+import time as _time
+
+from .model import (Frame, NotAReport, Report, MAX_FRAMES, bounded_lines, decode,
+                    one_line, parse_int)
+
+HEADER_RE = re.compile(r'^#\s*(A fatal error has been detected by the Java Runtime Environment'
+                       r'|There is insufficient memory for the Java Runtime Environment)')
+SIGNAL_RE = re.compile(r'^#\s+(SIG[A-Z0-9]+)\s+\(0x([0-9a-fA-F]+)\)\s+at pc=(0x[0-9a-fA-F]+),'
+                       r'\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+)')
+INTERNAL_RE = re.compile(r'^#\s+(Internal Error|Out of Memory Error)\s+\(([^)]{0,300})\),'
+                         r'\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+)')
+JRE_RE = re.compile(r'^#\s+JRE version:.*?\(([0-9][^)]{0,60})\)')
+THREAD_RE = re.compile(r'^Current thread \((0x[0-9a-fA-F]+)\):\s+(\w+)(?:\s+"([^"]{0,300})")?(.*)$')
+STATE_RE = re.compile(r'\[(_thread_[a-z_]+)')
+ID_RE = re.compile(r'\bid=(\d+)')
+SIGINFO_RE = re.compile(r'^siginfo:\s*si_signo:\s*(\d+)\s*\((\w+)\),\s*si_code:\s*(-?\d+)'
+                        r'(?:\s*\(([A-Z_0-9]+)\))?(?:,\s*si_addr:\s*(0x[0-9a-fA-F]+))?')
+TIME_RE = re.compile(r'^[Tt]ime:\s+\w{3}\s+(\w{3})\s+(\d+)\s+(\d\d):(\d\d):(\d\d)\s+(\d{4})(?:\s+(\w+))?')
+MAPS_RE = re.compile(r'^[0-9a-fA-F]+-[0-9a-fA-F]+\s+\S{4}\s+[0-9a-fA-F]+\s+\S+\s+\d+\s+(/\S.*)$')
+
+NATIVE_FRAME_RE = re.compile(r'^([VvCJjA])\s+\[([^\]\s]{1,512})\+0x([0-9a-fA-F]{1,16})\](?:\s+(.*))?$')
+BARE_PC_RE = re.compile(r'^([VC])\s+0x([0-9a-fA-F]{1,16})\s*$')
+STUB_RE = re.compile(r'^v\s+(~?\S.*?)(?:\s+0x[0-9a-fA-F]+)?\s*$')
+JFRAME_RE = re.compile(r'^j\s+(\S+?)(?:\+(\d+))?(?:\s+(\S+))?\s*$')
+COMPILED_RE = re.compile(r'^([JA])\s+(\d+)\s+(.*)$')
+FUNC_OFF_RE = re.compile(r'^(.*?)\+0x([0-9a-fA-F]+)(?:\s+\(([^)]*)\))?\s*$')
+
+SECTION_ENDS = ('Java frames:', 'siginfo:', 'Registers:', 'Register to memory', 'Top of Stack:',
+                'Instructions:', 'Stack slot', '---------------', 'Lock stack', 'Retry with',
+                'Native frames:', 'Current CompileTask:', 'Compiled method')
+MONTHS = {m: i for i, m in enumerate(
+    ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'], 1)}
+
+
+def detect(head_text):
+    """True if the first part of a file looks like an hs_err log."""
+    for line in head_text.splitlines()[:200]:
+        if HEADER_RE.match(line[:200]):
+            return True
+    return False
+
+
+def parse_frame(line):
+    """One hs_err stack line -> Frame, or None if it is not a frame line."""
+    m = NATIVE_FRAME_RE.match(line)
+    if m:
+        kind, module, off, rest = m.groups()
+        fr = Frame(module=module, offset=int(off, 16), kind=kind)
+        if rest:
+            fm = FUNC_OFF_RE.match(rest.strip())
+            if fm:
+                fr.function = fm.group(1).strip() or None
+                fr.func_off = int(fm.group(2), 16)
+                fr.source = fm.group(3)
+            else:
+                fr.function = rest.strip() or None
+        return fr
+    m = BARE_PC_RE.match(line)
+    if m:
+        return Frame(module=None, offset=None, function=None, kind=m.group(1),
+                     source='pc=0x' + m.group(2))
+    m = JFRAME_RE.match(line)
+    if m:
+        return Frame(function=m.group(1), kind='j')
+    m = COMPILED_RE.match(line)
+    if m:
+        for tok in m.group(3).split():
+            if '(' in tok and not tok.startswith('('):
+                return Frame(function=tok, kind=m.group(1))
+        return Frame(function=None, kind=m.group(1))
+    if line.startswith('v ') or line.startswith('v\t'):
+        m = STUB_RE.match(line)
+        if m:
+            return Frame(function=m.group(1), kind='v')
+    return None
+
+
+def _parse_time(m):
+    mon = MONTHS.get(m.group(1))
+    if not mon:
+        return None
+    try:
+        tup = (int(m.group(6)), mon, int(m.group(2)), int(m.group(3)), int(m.group(4)),
+               int(m.group(5)), 0, 0, -1)
+        if m.group(7) in (None, 'UTC', 'GMT'):
+            return float(calendar.timegm(tup))
+        return float(_time.mktime(tup))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _read_frames(lines, i, rep, into):
+    """Read frame lines from lines[i:] into `into`; return the next index."""
+    n = len(lines)
+    while i < n:
+        line = lines[i]
+        s = line.strip()
+        if not s:
+            break
+        if s.startswith('...') and 'more frames' in s:
+            rep.flag('more-frames')
+            i += 1
+            continue
+        if s.startswith('[error occurred during error reporting'):
+            rep.flag('secondary-error')
+            i += 1
+            continue
+        if s.startswith(SECTION_ENDS):
+            break
+        fr = parse_frame(s)
+        if fr is None:
+            if i == n - 1 and 'truncated' in rep.flags:
+                break            # the last, partial line of a cut file
+            rep.flag('corrupted')
+            break
+        if len(into) < MAX_FRAMES:
+            into.append(fr)
+        else:
+            rep.flag('frames-capped')
+        i += 1
+    return i
+
+
+def parse(data, path):
+    text = decode(data)
+    lines = bounded_lines(text)
+    start = None
+    for i, line in enumerate(lines[:200]):
+        if HEADER_RE.match(line):
+            start = i
+            break
+    if start is None:
+        raise NotAReport("no hs_err header ('# A fatal error has been detected ...')")
+    rep = Report(kind='hs_err', path=path)
+    if not any(l.strip() == 'END.' for l in lines[-50:]):
+        rep.flag('truncated')
+    if 'insufficient memory' in lines[start]:
+        rep.signal = 'OOM'
+    problematic = None
+    i = start + 1
+    n = len(lines)
+    want_message = False
+    while i < n and lines[i].startswith('#'):
+        line = lines[i]
+        m = SIGNAL_RE.match(line)
+        if m:
+            rep.signal, rep.signo = m.group(1), int(m.group(2), 16)
+            rep.pid = int(m.group(4))
+            tid = m.group(5)
+            if tid.startswith('0x'):
+                rep.extra['pthread'] = tid
+            else:
+                rep.tid = int(tid)
+            rep.extra['pc'] = m.group(3)
+        m = INTERNAL_RE.match(line)
+        if m:
+            rep.signal = 'INTERNAL' if m.group(1) == 'Internal Error' else 'OOM'
+            rep.extra['location'] = m.group(2)
+            rep.pid = int(m.group(3))
+            if not m.group(4).startswith('0x'):
+                rep.tid = int(m.group(4))
+            want_message = True
+        elif want_message:
+            body = line.lstrip('#').strip()
+            if body:
+                rep.message = one_line(body, 300)
+                want_message = False
+        if line.startswith('# Native memory allocation') and rep.message is None:
+            rep.message = one_line(line.lstrip('#').strip(), 300)
+        m = JRE_RE.match(line)
+        if m:
+            rep.extra['jdk'] = m.group(1).strip()
+        if line.startswith('# Problematic frame:') and i + 1 < n:
+            problematic = parse_frame(lines[i + 1].lstrip('#').strip())
+        i += 1
+    saved = [k for k in range(start, i) if lines[k].startswith('# An error report file with more')]
+    if saved and not any(l.startswith(('Native frames:', 'Current thread')) for l in lines[i:]):
+        k = saved[0] + 1
+        where = lines[k].lstrip('# ').strip() if k < n else ''
+        raise NotAReport('JVM console copy of an hs_err header; the report is %s'
+                         % (where or 'elsewhere'), benign=True)
+    if rep.signal is None:
+        rep.flag('corrupted')
+        rep.signal = 'UNKNOWN'
+
+    native, java = [], []
+    saw_native = False
+    while i < n:
+        line = lines[i]
+        if line.startswith('Current thread ('):
+            m = THREAD_RE.match(line)
+            if m:
+                rep.extra['thread_type'] = m.group(2)
+                rep.thread = m.group(3)
+                sm = STATE_RE.search(m.group(4) or '')
+                if sm:
+                    rep.extra['thread_state'] = sm.group(1)
+                im = ID_RE.search(m.group(4) or '')
+                if im:
+                    rep.tid = int(im.group(1))
+        elif line.startswith('Current thread is native thread'):
+            rep.extra['thread_type'] = 'native'
+        elif line.startswith('Native frames:'):
+            saw_native = True
+            i = _read_frames(lines, i + 1, rep, native)
+            continue
+        elif line.startswith('Java frames:'):
+            i = _read_frames(lines, i + 1, rep, java)
+            continue
+        elif line.startswith('siginfo:'):
+            m = SIGINFO_RE.match(line)
+            if m:
+                rep.signo = rep.signo or int(m.group(1))
+                rep.si_code = int(m.group(3))
+                if m.group(4):
+                    rep.extra['si_code_name'] = m.group(4)
+                if m.group(5):
+                    rep.si_addr = int(m.group(5), 16)
+        elif line[:5].lower() == 'time:':
+            m = TIME_RE.match(line)
+            if m:
+                rep.time = _parse_time(m)
+        elif line.startswith('Dynamic libraries:'):
+            i += 1
+            while i < n and lines[i].strip() and len(rep.module_paths) < 4096:
+                m = MAPS_RE.match(lines[i])
+                if m:
+                    p = m.group(1).strip()
+                    base = p.rsplit('/', 1)[-1]
+                    rep.module_paths.setdefault(base, p)
+                i += 1
+            continue
+        i += 1
+
+    if native:
+        rep.frames = native
+    elif java:
+        rep.frames = java
+        rep.flag('java-frames-only')
+    elif problematic:
+        rep.frames = [problematic]
+        rep.flag('problematic-frame-only')
+    if not saw_native and 'truncated' not in rep.flags:
+        rep.flag('no-native-frames')
+    if not rep.frames:
+        rep.flag('corrupted')
+    for k, fr in enumerate(rep.frames):
+        fr.is_return = k > 0
+    return rep

@@ -1,0 +1,218 @@
+"""report.md, report.json and a self-contained report.html for a bucket store."""
+import html
+import json
+import os
+import time
+
+REPRO = 'crash-triage/repro {sig}'
+
+
+def load_known(path):
+    """Known buckets: one signature or exact title per line, '#' comments."""
+    known = set()
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for line in f:
+            s = line.strip()
+            if not s or s.startswith('#'):
+                continue
+            if ' #' in s:                      # trailing comment
+                s = s.split(' #', 1)[0].rstrip()
+            known.add(s)
+    return known
+
+
+def summarize(store, known=None, skipped=0):
+    buckets = []
+    for sig, b in store.buckets.items():
+        if not b.get('members'):
+            continue
+        status = 'suppressed' if b.get('suppressed') else None
+        if known is not None and status is None:
+            status = 'known' if (sig in known or b['title'] in known) else 'new'
+        buckets.append({
+            'signature': sig, 'title': b['title'], 'alt': b.get('alt'), 'frame': b.get('frame'),
+            'signal': b.get('signal'), 'count': b['count'], 'sources': b['sources'],
+            'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
+            'first_seen_ts': b.get('first_seen_ts'), 'status': status,
+            'suppressed': b.get('suppressed'),
+            'representative': b['representative']['path'],
+            'representative_copy': os.path.join('buckets', sig, b['representative']['copy'])
+            if b['representative'].get('copy') else None,
+            'smallest_case': os.path.join('buckets', sig, 'smallest.case') if b.get('smallest_case') else None,
+            'repro': REPRO.format(sig=sig),
+            'times': [m['time'] for m in b['members'] if m.get('time') is not None],
+        })
+    buckets.sort(key=lambda x: (-x['count'], x['title']))
+    needs = [{'path': p, 'kind': e.get('kind')} for p, e in store.needs_replay()]
+    invalid = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid()]
+    totals = {
+        'reports': sum(b['count'] for b in buckets),
+        'buckets': len(buckets),
+        'new': sum(1 for b in buckets if b['status'] == 'new'),
+        'known': sum(1 for b in buckets if b['status'] == 'known'),
+        'suppressed': sum(1 for b in buckets if b['status'] == 'suppressed'),
+        'needs_replay': len(needs), 'invalid': len(invalid), 'ignored_files': skipped,
+    }
+    return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
+            'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid}
+
+
+def write_all(out, summary):
+    paths = {}
+    js = dict(summary)
+    js['buckets'] = [{k: v for k, v in b.items() if k != 'times'} for b in summary['buckets']]
+    p = os.path.join(out, 'report.json')
+    with open(p, 'w') as f:
+        json.dump(js, f, indent=1, sort_keys=True)
+        f.write('\n')
+    paths['json'] = p
+    p = os.path.join(out, 'report.md')
+    with open(p, 'w') as f:
+        f.write(markdown(summary))
+    paths['md'] = p
+    p = os.path.join(out, 'report.html')
+    with open(p, 'w') as f:
+        f.write(html_page(summary))
+    paths['html'] = p
+    return paths
+
+
+def _sources(s):
+    return ', '.join('%s %d' % (k, v) for k, v in sorted(s.items()) if v) or '-'
+
+
+def _md_cell(s):
+    return str(s if s is not None else '-').replace('|', '\\|').replace('\n', ' ')
+
+
+def markdown(summary):
+    t = summary['totals']
+    out = ['# Crash triage report', '',
+           'Generated %s. %d reports in %d buckets (%d new, %d known, %d suppressed); '
+           '%d fuzzer artifacts need a replay; %d files were detected but unparsable.'
+           % (summary['generated'], t['reports'], t['buckets'], t['new'], t['known'],
+              t['suppressed'], t['needs_replay'], t['invalid']), '',
+           '| # | title | count | sources | first seen | last seen | status | representative | reproduce |',
+           '|---|---|---|---|---|---|---|---|---|']
+    for i, b in enumerate(summary['buckets'], 1):
+        out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
+            i, _md_cell(b['title']), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
+            _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
+            _md_cell(b['representative']), b['repro']))
+    if summary['needs_replay']:
+        out += ['', '## Fuzzer artifacts that need a replay', '']
+        out += ['- `%s`' % n['path'] for n in summary['needs_replay']]
+    if summary['invalid']:
+        out += ['', '## Detected but not parsable', '']
+        out += ['- `%s`: %s' % (n['path'], n['reason']) for n in summary['invalid']]
+    return '\n'.join(out) + '\n'
+
+
+CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}
+table{border-collapse:collapse;width:100%;font-size:13px}
+th,td{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}
+th{background:#f0f0f0}tr.new td{background:#fff4e5}tr.suppressed td{color:#888}
+code{font-size:12px}.plots{display:flex;gap:2em;flex-wrap:wrap}
+figure{margin:0}figcaption{font-size:13px;margin-bottom:4px}"""
+
+
+def _axis_label(t):
+    return time.strftime('%Y-%m-%d %H:%M', time.gmtime(t))
+
+
+def svg_histogram(times, title, width=520, height=200, bins=30):
+    e = html.escape
+    pad_l, pad_b, pad_t = 40, 30, 10
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
+             'aria-label="%s">' % (width, height, e(title))]
+    parts.append('<rect x="0" y="0" width="%d" height="%d" fill="#fafafa"/>' % (width, height))
+    if not times:
+        parts.append('<text x="%d" y="%d" font-size="12">no data</text></svg>' % (width // 2 - 20, height // 2))
+        return ''.join(parts)
+    lo, hi = min(times), max(times)
+    span = max(hi - lo, 1.0)
+    counts = [0] * bins
+    for t in times:
+        counts[min(int((t - lo) / span * bins), bins - 1)] += 1
+    top = max(counts)
+    pw, ph = width - pad_l - 10, height - pad_b - pad_t
+    bw = pw / bins
+    for i, c in enumerate(counts):
+        if not c:
+            continue
+        h = ph * c / top
+        parts.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="#4a7bd0"><title>%d</title></rect>'
+                     % (pad_l + i * bw + 1, pad_t + ph - h, max(bw - 2, 1), h, c))
+    parts.append(_axes(pad_l, pad_t, pw, ph, top, lo, hi))
+    parts.append('</svg>')
+    return ''.join(parts)
+
+
+def svg_cumulative(times, title, width=520, height=200):
+    e = html.escape
+    pad_l, pad_b, pad_t = 40, 30, 10
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" '
+             'aria-label="%s">' % (width, height, e(title))]
+    parts.append('<rect x="0" y="0" width="%d" height="%d" fill="#fafafa"/>' % (width, height))
+    times = sorted(times)
+    if not times:
+        parts.append('<text x="%d" y="%d" font-size="12">no data</text></svg>' % (width // 2 - 20, height // 2))
+        return ''.join(parts)
+    lo, hi = times[0], times[-1]
+    span = max(hi - lo, 1.0)
+    pw, ph = width - pad_l - 10, height - pad_b - pad_t
+    n = len(times)
+    pts = ['%.1f,%.1f' % (pad_l, pad_t + ph)]
+    for i, t in enumerate(times, 1):
+        x = pad_l + pw * (t - lo) / span
+        pts.append('%.1f,%.1f' % (x, float(pts[-1].split(',')[1])))
+        pts.append('%.1f,%.1f' % (x, pad_t + ph - ph * i / n))
+    pts.append('%.1f,%.1f' % (pad_l + pw, pad_t + ph - ph))
+    parts.append('<polyline fill="none" stroke="#d0604a" stroke-width="2" points="%s"/>' % ' '.join(pts))
+    parts.append(_axes(pad_l, pad_t, pw, ph, n, lo, hi))
+    parts.append('</svg>')
+    return ''.join(parts)
+
+
+def _axes(x, y, w, h, top, lo, hi):
+    e = html.escape
+    return ('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (x, y + h, x + w, y + h) +
+            '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (x, y, x, y + h) +
+            '<text x="%d" y="%d" font-size="10" text-anchor="end">%d</text>' % (x - 4, y + 8, top) +
+            '<text x="%d" y="%d" font-size="10" text-anchor="end">0</text>' % (x - 4, y + h) +
+            '<text x="%d" y="%d" font-size="10">%s</text>' % (x, y + h + 14, e(_axis_label(lo))) +
+            '<text x="%d" y="%d" font-size="10" text-anchor="end">%s</text>' % (x + w, y + h + 14, e(_axis_label(hi))))
+
+
+def html_page(summary):
+    e = html.escape
+    t = summary['totals']
+    all_times = [x for b in summary['buckets'] for x in b['times']]
+    firsts = [b['first_seen_ts'] for b in summary['buckets'] if b.get('first_seen_ts') is not None]
+    rows = []
+    for i, b in enumerate(summary['buckets'], 1):
+        rows.append('<tr class="%s"><td>%d</td><td>%s<br><code>%s</code></td><td>%d</td><td>%s</td>'
+                    '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
+                        e(b['status'] or ''), i, e(b['title']), e(b['signature']), b['count'],
+                        e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
+                        e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
+    extra = ''
+    if summary['needs_replay']:
+        extra += '<h2>Fuzzer artifacts that need a replay</h2><ul>%s</ul>' % ''.join(
+            '<li><code>%s</code></li>' % e(n['path']) for n in summary['needs_replay'])
+    if summary['invalid']:
+        extra += '<h2>Detected but not parsable</h2><ul>%s</ul>' % ''.join(
+            '<li><code>%s</code>: %s</li>' % (e(n['path']), e(n['reason'] or '')) for n in summary['invalid'])
+    return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Crash triage report</title>'
+            '<style>%s</style></head><body><h1>Crash triage report</h1>'
+            '<p>Generated %s: %d reports in %d buckets (%d new, %d known, %d suppressed), '
+            '%d artifacts need a replay, %d unparsable.</p>'
+            '<div class="plots"><figure><figcaption>Crashes over time</figcaption>%s</figure>'
+            '<figure><figcaption>New buckets over time (cumulative)</figcaption>%s</figure></div>'
+            '<h2>Buckets</h2><table id="buckets"><thead><tr><th>#</th><th>title / signature</th><th>count</th>'
+            '<th>sources</th><th>first seen</th><th>last seen</th><th>status</th><th>representative</th>'
+            '<th>reproduce</th></tr></thead><tbody>%s</tbody></table>%s</body></html>\n' % (
+                CSS, e(summary['generated']), t['reports'], t['buckets'], t['new'], t['known'],
+                t['suppressed'], t['needs_replay'], t['invalid'],
+                svg_histogram(all_times, 'crashes over time'),
+                svg_cumulative(firsts, 'new buckets over time'), ''.join(rows), extra))

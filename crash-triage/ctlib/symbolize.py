@@ -1,0 +1,201 @@
+"""Offline symbolization with addr2line, batched per module, cached in JSON."""
+import json
+import os
+import shutil
+import struct
+import subprocess
+
+from .model import Frame
+
+BATCH = 400
+TIMEOUT = 300
+
+
+def elf_build_id(path):
+    """GNU build-id of an ELF64 little-endian file as hex, or None."""
+    try:
+        with open(path, 'rb') as f:
+            ident = f.read(64)
+            if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
+                return None
+            shoff, = struct.unpack_from('<Q', ident, 0x28)
+            shentsize, shnum = struct.unpack_from('<HH', ident, 0x3a)
+            if shentsize < 64 or shnum == 0 or shnum > 4096:
+                return None
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            for i in range(shnum):
+                sh = table[i * shentsize:(i + 1) * shentsize]
+                if len(sh) < 64:
+                    break
+                sh_type, = struct.unpack_from('<I', sh, 4)
+                if sh_type != 7:            # SHT_NOTE
+                    continue
+                off, size = struct.unpack_from('<QQ', sh, 0x18)
+                if size > 1 << 16:
+                    continue
+                f.seek(off)
+                notes = f.read(size)
+                p = 0
+                while p + 12 <= len(notes):
+                    namesz, descsz, ntype = struct.unpack_from('<III', notes, p)
+                    p += 12
+                    name = notes[p:p + namesz]
+                    p += (namesz + 3) & ~3
+                    desc = notes[p:p + descsz]
+                    p += (descsz + 3) & ~3
+                    if ntype == 3 and name.rstrip(b'\0') == b'GNU':
+                        return desc.hex()
+    except (OSError, struct.error):
+        return None
+    return None
+
+
+class Symbolizer:
+    def __init__(self, cache_path=None, addr2line=None):
+        self.cache_path = cache_path
+        self.tool = addr2line or shutil.which('addr2line')
+        self.cache = {}
+        self.keys = {}
+        self.dirty = False
+        self.calls = 0
+        self.errors = []
+        if cache_path and os.path.exists(cache_path):
+            try:
+                with open(cache_path) as f:
+                    data = json.load(f)
+                if isinstance(data, dict) and data.get('version') == 1:
+                    self.cache = data.get('modules', {})
+            except (OSError, ValueError):
+                self.cache = {}
+
+    def save(self):
+        if not (self.cache_path and self.dirty):
+            return
+        tmp = self.cache_path + '.tmp'
+        with open(tmp, 'w') as f:
+            json.dump({'version': 1, 'modules': self.cache}, f, sort_keys=True)
+        os.replace(tmp, self.cache_path)
+        self.dirty = False
+
+    def module_key(self, path):
+        if path in self.keys:
+            return self.keys[path]
+        key = None
+        try:
+            st = os.stat(path)
+            bid = elf_build_id(path)
+            key = 'build-id:' + bid if bid else 'file:%s:%d:%d' % (path, st.st_mtime_ns, st.st_size)
+        except OSError:
+            key = None
+        self.keys[path] = key
+        return key
+
+    @staticmethod
+    def _needs(fr, index, kind):
+        if fr.module is None or fr.offset is None:
+            return False
+        if not fr.function:
+            return True
+        # An hs_err caller frame printed at symbol+0x0 is a return address just past a
+        # noreturn call: the name belongs to the next symbol. Look up offset-1 instead.
+        return kind == 'hs_err' and index > 0 and fr.func_off == 0
+
+    @staticmethod
+    def _lookup_offset(fr, kind):
+        if kind == 'hs_err':
+            return fr.offset - 1 if fr.function and fr.func_off == 0 else fr.offset
+        return fr.offset - 1 if fr.is_return and fr.offset > 0 else fr.offset
+
+    def _resolve(self, rep, module):
+        if module.startswith('/'):
+            return module if os.path.isfile(module) else None
+        p = rep.module_paths.get(module)
+        return p if p and os.path.isfile(p) else None
+
+    def symbolize(self, reports):
+        """Fill missing function names in place; inline chains become extra frames."""
+        wanted = {}     # path -> set of offsets
+        plan = []       # (rep, index, path, lookup)
+        for rep in reports:
+            for i, fr in enumerate(rep.frames):
+                if not self._needs(fr, i, rep.kind):
+                    continue
+                path = self._resolve(rep, fr.module)
+                if not path:
+                    continue
+                look = self._lookup_offset(fr, rep.kind)
+                plan.append((rep, i, path, look))
+                wanted.setdefault(path, set()).add(look)
+        for path, offs in wanted.items():
+            self._fill_cache(path, offs)
+        by_rep = {}
+        for rep, i, path, look in plan:
+            key = self.module_key(path)
+            chain = self.cache.get(key, {}).get('0x%x' % look) if key else None
+            if chain:
+                by_rep.setdefault(id(rep), (rep, {}))[1][i] = chain
+        for rep, chains in by_rep.values():
+            new = []
+            for i, fr in enumerate(rep.frames):
+                chain = chains.get(i)
+                if not chain:
+                    if self._needs(fr, i, rep.kind) and fr.function:
+                        fr.function = None      # unreliable +0x0 name, no better one
+                    new.append(fr)
+                    continue
+                # a chain may name one function twice in a row (DWARF artifact)
+                chain = [c for j, c in enumerate(chain) if j == 0 or c[0] != chain[j - 1][0]]
+                for k, (func, src) in enumerate(chain):
+                    new.append(Frame(module=fr.module, offset=fr.offset, function=func,
+                                     kind=fr.kind, inlined=k < len(chain) - 1, source=src,
+                                     is_return=fr.is_return))
+            rep.frames = new[:512]
+
+    def _fill_cache(self, path, offsets):
+        key = self.module_key(path)
+        if not key:
+            return
+        known = self.cache.setdefault(key, {})
+        todo = sorted(o for o in offsets if '0x%x' % o not in known)
+        if not todo or not self.tool:
+            return
+        for i in range(0, len(todo), BATCH):
+            chunk = todo[i:i + BATCH]
+            res = self._run(path, chunk)
+            if res is None:
+                return
+            for o in chunk:
+                known['0x%x' % o] = res.get(o, [])
+            self.dirty = True
+
+    def _run(self, path, offsets):
+        argv = [self.tool, '-f', '-C', '-i', '-a', '-e', path] + ['0x%x' % o for o in offsets]
+        self.calls += 1
+        try:
+            proc = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, timeout=TIMEOUT)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            self.errors.append('%s: %s' % (path, e))
+            return None
+        if proc.returncode != 0:
+            self.errors.append('%s: addr2line exit %d' % (path, proc.returncode))
+            return None
+        out = {}
+        cur = None
+        lines = proc.stdout.decode('utf-8', 'replace').splitlines()
+        j = 0
+        while j < len(lines):
+            line = lines[j].strip()
+            if line.startswith('0x') and all(c in '0123456789abcdefABCDEFx' for c in line):
+                cur = int(line, 16)
+                out[cur] = []
+                j += 1
+                continue
+            func = line
+            src = lines[j + 1].strip() if j + 1 < len(lines) else '??:0'
+            j += 2
+            if cur is None or func in ('??', ''):
+                continue
+            out[cur].append([func[:1024], None if src.startswith('??') else src[:512]])
+        return out
