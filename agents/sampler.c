@@ -97,7 +97,7 @@ int sampler_start(void)
 {
     if (agent_cfg.mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL) : sample_handler_install(SAMPLE_SIGNAL))
         return -1;
-    started_ns = now_ns();
+    started_ns = stats.start_ns = now_ns();
     atomic_store(&running, 1);
     /* The sampler must never take the sampling signal itself. */
     sigset_t block, old;

@@ -1,5 +1,6 @@
 /* Agent statistics (see stats.h). */
 #include <string.h>
+#include <time.h>
 #include "agct.h"
 #include "api.h"
 #include "queue_agct.h"
@@ -35,7 +36,11 @@ void stats_outcome(const struct exec_outcome *o)
     }
     atomic_fetch_add_explicit(&stats.walks, 1, memory_order_relaxed);
     if (o->guard_rc > 0) {
-        atomic_fetch_add(&stats.faults, 1);
+        if (atomic_fetch_add(&stats.faults, 1) == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            atomic_store(&stats.first_fault_ns, ts.tv_sec * 1000000000LL + ts.tv_nsec - stats.start_ns);
+        }
         return;
     }
     atomic_fetch_add_explicit(&stats.raw[raw_bucket(o->raw)], 1, memory_order_relaxed);
@@ -130,6 +135,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
 #undef FIELD
     fprintf(f, "  \"delivered_pct\": %.2f,\n  \"interval_p50_us\": %.1f,\n  \"interval_p99_us\": %.1f,\n", delivered(),
             stats_interval_percentile(0.5), stats_interval_percentile(0.99));
+    fprintf(f, "  \"first_fault_s\": %.3f,\n", stats.faults ? (double)stats.first_fault_ns / 1e9 : -1.0);
     fprintf(f, "  \"mean_depth\": %.2f,\n", stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0);
     fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "
                "\"handled\": %llu, \"walk_errors\": %llu},\n",

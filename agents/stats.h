@@ -19,6 +19,8 @@ struct stats {
     _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames;
     _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
     _Atomic unsigned long long threads_walked; /* threads with at least one walk */
+    long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
+    _Atomic long long first_fault_ns;           /* since start_ns; 0 = none yet */
     _Atomic unsigned long long raw[2 - STATS_RAW_MIN]; /* [0] positive, [1+k] raw -k, last: below min */
     _Atomic unsigned intervals[STATS_INTERVAL_BUCKETS];
 };

@@ -1,5 +1,6 @@
 /* Cases on another thread's context (see target.h). */
 #include <pthread.h>
+#include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -38,15 +39,38 @@ static long long now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* [handler-safe] Waits while the request word equals `w`; returns 1 if it
- * changed before the deadline. */
-static int wait_change(unsigned long long w, long long deadline, int relax)
+/* Bumped and woken whenever the target moves the request on, so the caller
+ * sleeps in the kernel instead of spinning against the target for one of
+ * two cores (spinning and sched_yield stalled round trips by whole
+ * scheduler ticks here; nanosleep polling added ~50 us of timer slack). */
+static _Atomic int wake_word;
+
+/* [handler-safe] */
+static void wake_caller(void)
 {
-    struct timespec pause = {0, 10000};
-    while (atomic_load(&req.word) == w) {
-        if (now_ns() > deadline) return 0;
-        if (relax) nanosleep(&pause, NULL);
+    atomic_fetch_add(&wake_word, 1);
+    syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* Caller side: waits while the request word equals `w`; 1 if it changed
+ * before the deadline. */
+static int wait_change(unsigned long long w, long long deadline)
+{
+    for (;;) {
+        int seen = atomic_load(&wake_word);
+        if (atomic_load(&req.word) != w) return 1;
+        long long left = deadline - now_ns();
+        if (left <= 0) return 0;
+        struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
+        syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
     }
+}
+
+/* [handler-safe] Target side (mode thread): spins while the word equals w. */
+static int hold_while(unsigned long long w, long long deadline)
+{
+    while (atomic_load(&req.word) == w)
+        if (now_ns() > deadline) return 0;
     return 1;
 }
 
@@ -64,14 +88,16 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     if (req.mode != MODE_THREAD) {
         exec_case(req.cx, req.prog, uc, self, req.out);
         atomic_compare_exchange_strong(&req.word, &w, word(gen, DONE));
+        wake_caller();
         return;
     }
     req.uc = uc, req.self = self;
     unsigned long long pub = word(gen, PUBLISHED);
     if (!atomic_compare_exchange_strong(&req.word, &w, pub)) return;
+    wake_caller();
     /* Hold this thread here while the caller walks our context. Busy-wait:
      * the caller's walk is short and sleeping would be a syscall per spin. */
-    if (!wait_change(pub, now_ns() + req.hold_ns, 0)) {
+    if (!hold_while(pub, now_ns() + req.hold_ns)) {
         atomic_fetch_add(&n_held_too_long, 1);
         /* Give up the hold; the caller must not use our context any more. */
         atomic_compare_exchange_strong(&req.word, &pub, word(gen, IDLE));
@@ -105,7 +131,7 @@ int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_p
     long long deadline = now_ns() + timeout_ns;
     if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
         rc = TARGET_NO_SIGNAL;
-    } else if (wait_change(sent, deadline, 1)) {
+    } else if (wait_change(sent, deadline)) {
         unsigned long long w = atomic_load(&req.word);
         if ((w & 7) == DONE) {
             rc = TARGET_RAN;

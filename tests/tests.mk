@@ -6,7 +6,11 @@ $(BUILD)/tests/%_test: tests/c/%_test.c tests/c/tap.h $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
 
-TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test
+$(BUILD)/tests/guard_bench: tests/c/guard_bench.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
+
+TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.

@@ -13,6 +13,7 @@ public class Probe {
     static native long[] sample(int tid, int mode, int strategy, String caseText, int count, long seed, String want);
     static native String plantedFault(long badPointer);
     static native long fakeCalls();
+    static native long[] benchWalks(int tid, int millis, boolean protect);
 
     static int n;
     static int failed;
@@ -132,6 +133,19 @@ public class Probe {
         check(both[0].length == 1, "the provider's iterator was walked through NextFrame");
     }
 
+    /** make bench: round trips of signal + unmutated walk in the handler. */
+    static void bench() throws Exception {
+        registerThread("bench");
+        int tid = startSpinner();
+        benchWalks(tid, 500, true); // warm-up
+        for (boolean protect : new boolean[] {true, false, true, false}) {
+            long[] r = benchWalks(tid, 2000, protect);
+            System.out.printf("bench: walks in a signal handler (protect=%d): %.0f walks/s, %.1f us per round trip, "
+                    + "%d%% traces%n", protect ? 1 : 0, r[0] * 1e9 / r[2], r[2] / 1e3 / r[0], 100 * r[1] / r[0]);
+        }
+        stop = true;
+    }
+
     public static void main(String[] args) throws Exception {
         switch (args[0]) {
             case "walk": walk(); break;
@@ -140,6 +154,7 @@ public class Probe {
             case "mutate": mutate(args.length > 1 ? args[1] : "."); break;
             case "plant-unprotected": plantUnprotected(); break;
             case "fake": fake(); break;
+            case "bench": bench(); System.exit(0); break;
             default: throw new IllegalArgumentException("unknown subtest " + args[0]);
         }
         System.out.println("1.." + n);

@@ -205,6 +205,31 @@ JNIEXPORT jstring JNICALL Java_Probe_plantedFault(JNIEnv *env, jclass k, jlong b
     return (*env)->NewStringUTF(env, buf);
 }
 
+/* Walks thread tid with unmutated cases for `millis`, one at a time (signal,
+ * handler walk, answer). Returns {walks, traces, elapsed_ns, ns_in_walks}
+ * where ns_in_walks is the time inside exec_case as measured around it. */
+JNIEXPORT jlongArray JNICALL Java_Probe_benchWalks(JNIEnv *env, jclass k, jint tid, jint millis, jboolean protect)
+{
+    (void)k;
+    static struct request r;
+    memset(&r, 0, sizeof r);
+    r.len = case_encode(&r.prog, r.bytes);
+    guard_set_enabled(protect);
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    long long elapsed = 0, walks = 0, traces = 0;
+    while (elapsed < (long long)millis * 1000000LL) {
+        if (run_on(tid, MODE_SIGNAL, &r) == 0) walks++, traces += r.out.ret > 0;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        elapsed = (t.tv_sec - t0.tv_sec) * 1000000000LL + (t.tv_nsec - t0.tv_nsec);
+    }
+    guard_set_enabled(1);
+    jlong v[3] = {walks, traces, elapsed};
+    jlongArray out = (*env)->NewLongArray(env, 3);
+    (*env)->SetLongArrayRegion(env, out, 0, 3, v);
+    return out;
+}
+
 /* Calls counted by a fake ASGST provider (tests/jvm/fake_asgst.c), -1 if none is loaded. */
 JNIEXPORT jlong JNICALL Java_Probe_fakeCalls(JNIEnv *env, jclass k)
 {
