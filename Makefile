@@ -2,7 +2,12 @@
 # `make deps` installs what the build needs (Debian/Ubuntu, as root).
 # `make test` builds everything and runs tests/run (ends "N passed, N failed").
 
-JAVA_HOME ?= $(shell j=$$(readlink -f "$$(command -v java)" 2>/dev/null); [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+# JAVA_HOME from the environment, else the JDK of `java` on PATH. Empty
+# counts as unset: `make test` on a fresh machine computes it again after
+# ci/install-deps has installed a JDK.
+ifeq ($(strip $(JAVA_HOME)),)
+JAVA_HOME := $(shell j=$$(readlink -f "$$(command -v java)" 2>/dev/null); [ -n "$$j" ] && dirname "$$(dirname "$$j")")
+endif
 export JAVA_HOME
 BUILD ?= build
 CC ?= gcc
@@ -44,7 +49,9 @@ include agents/agent.mk
 include tests/tests.mk
 -include stress/stress.mk
 
-test: all
+# make test installs what it needs (ci/install-deps is a no-op when all is there).
+test: deps
+	$(MAKE) all
 	tests/run
 
 bench: all
