@@ -128,6 +128,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     snprintf(config_line, sizeof config_line, "%s", options ? options : "");
     for (char *c = config_line; *c; c++)
         if (*c == '"' || *c == '\\') *c = '\'';
+    if (options && !strcmp(options, "help")) {
+        fprintf(stderr, "asgf: options (k=v, comma separated):\n");
+        agent_options_help(2);
+        return JNI_ERR;
+    }
     if (agent_options_parse(options, &agent_cfg, err, sizeof err)) {
         fprintf(stderr, "asgf: bad agent options: %s\nasgf: options are:\n", err);
         agent_options_help(2);
