@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "agent.h"
 #include "guard.h"
+#include "jit_code.h"
 #include "jmethods.h"
 #include "jvm_regions.h"
 #include "jvm_threads.h"
@@ -96,6 +97,7 @@ static int setup(JavaVM *vm)
     if (agent_cfg.mutate == MUTATE_CORPUS && corpus_load(agent_cfg.corpus, err, sizeof err))
         return fail("mutate=corpus", err), -1;
     if (jmethods_attach(vm, &why) || !(agent_api = api_select(agent_cfg.api, &why))) return fail("api", why), -1;
+    if (agent_cfg.mutate != CASEGEN_NONE && jit_code_attach(vm, &why)) return fail("jit code table", why), -1;
     if (agent_api->kind == API_AGCT) {
         api_agct_set_depth(agent_cfg.depth);
         if (agent_cfg.test_plant) api_agct_plant_bad_frames((void *)agent_cfg.test_plant);

@@ -8,7 +8,7 @@ static const char *const mode_names[MODE__COUNT] = {"signal", "thread", "queue"}
 static const char *const kind_names[MUT__COUNT] = {"abs", "delta", "region"};
 static const char *const region_names[REGION__COUNT] = {
     "own_stack", "other_stack", "code_cache", "libjvm_text", "java_heap",
-    "guard_page", "null_page", "unmapped", "misaligned", "noncanonical"};
+    "guard_page", "null_page", "unmapped", "misaligned", "noncanonical", "nmethod_tail"};
 
 #define NAME_OF(table, count, i) (((i) >= 0 && (i) < (count)) ? (table)[i] : "?")
 

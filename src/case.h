@@ -60,6 +60,8 @@ enum region_id {
     REGION_UNMAPPED,    /* a hole in the address space */
     REGION_MISALIGNED,  /* real value + 1..7 */
     REGION_NONCANONICAL,/* above the user address space (x86_64: bit 47 set) */
+    REGION_NMETHOD_TAIL,/* just past a real compiled method's instructions: its stubs
+                           (exception and deopt handlers) */
     REGION__COUNT
 };
 

@@ -16,6 +16,17 @@ uint64_t casegen_next(uint64_t *s)
 static void fault_shape(uint64_t *st, struct case_prog *p)
 {
     uint64_t r = casegen_next(st);
+    if ((r >> 8) % 2) {
+        /* pc at a real nmethod's stubs, sp somewhere frame construction
+         * will read without checking first */
+        static const uint8_t sp_regions[] = {REGION_CODE_CACHE, REGION_UNMAPPED, REGION_NONCANONICAL,
+                                             REGION_NULL_PAGE, REGION_GUARD_PAGE};
+        p->nmut = 2;
+        p->mut[0] = (struct case_mutation){ARCH_REG_PC, MUT_REGION, REGION_NMETHOD_TAIL, (int64_t)casegen_next(st)};
+        p->mut[1] = (struct case_mutation){ARCH_REG_SP, MUT_REGION, sp_regions[(r >> 16) % 5],
+                                           (int64_t)casegen_next(st)};
+        return;
+    }
     p->nmut = 1;
     p->mut[0].reg = ARCH_REG_SP;
     p->mut[0].kind = MUT_REGION;

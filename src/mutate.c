@@ -1,5 +1,6 @@
 /* Case mutation program applied to a context copy (see mutate.h). */
 #include "arch.h"
+#include "jit_code.h"
 #include "mutate.h"
 
 #define GUARD_SPAN (64u << 10) /* HotSpot's reserved/yellow/red zones fit well inside this */
@@ -32,6 +33,11 @@ static uint64_t region_value(int region, uint64_t off, uint64_t real, const stru
     case REGION_NULL_PAGE: return off % 4096;
     case REGION_MISALIGNED: return real + 1 + off % 7;
     case REGION_NONCANONICAL: return arch_noncanonical_base() + off % (1ULL << 40);
+    case REGION_NMETHOD_TAIL: {
+        uintptr_t start, size;
+        if (jit_code_pick(off >> 8, &start, &size)) return start + size + (off & 0xff);
+        return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
+    }
     default: return off;
     }
 }

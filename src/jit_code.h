@@ -1,0 +1,22 @@
+/*
+ * Where the JIT put compiled methods, from JVMTI CompiledMethodLoad and
+ * Unload on a JVMTI env of our own. The mutator aims pcs at real nmethods:
+ * frame construction in HotSpot trusts the pc's nmethod (deopt handler
+ * checks read through sp), which is where stock AGCT faulted.
+ */
+#ifndef ASGF_JIT_CODE_H
+#define ASGF_JIT_CODE_H
+
+#include <jni.h>
+#include <stdint.h>
+
+/* Not handler-safe. 0 or -1 with a reason. Call in Agent_OnLoad or live. */
+int jit_code_attach(JavaVM *vm, const char **why);
+
+/* [handler-safe] The n-th known compiled method (modulo their count):
+ * start of its instructions and their size. 0 if none is known. */
+int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size);
+
+long jit_code_count(void);
+
+#endif
