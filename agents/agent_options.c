@@ -79,6 +79,14 @@ static const char *set_queue_size(void *c, const char *v)
 
 static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
 
+static const char *set_timer(void *c, const char *v)
+{
+    if (v && !strcmp(v, "sampler")) CFG(c)->posix_timer = 0;
+    else if (v && !strcmp(v, "posix")) CFG(c)->posix_timer = 1;
+    else return "expected sampler or posix, got";
+    return NULL;
+}
+
 static const char *set_test_plant(void *c, const char *v)
 {
     long x;
@@ -104,6 +112,8 @@ static const struct opt_def defs[] = {
     {"suspend", "mode=thread: also JVMTI SuspendThread/GetStackTrace walks (default 1)", set_suspend},
     {"quiet", "0|1: no progress lines (default 0)", set_quiet},
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
+    {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
+              "timer (signal and queue modes; default sampler)", set_timer},
     {"max_records", "crash records written at most; later faults are counted (default 10000)", set_max_records},
     {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},

@@ -15,6 +15,8 @@
 #include "stats.h"
 
 struct tstate {
+    timer_t timer;
+    int has_timer;
     uint64_t rng;
     long long last_ns;
     unsigned long long walks;
@@ -84,6 +86,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     if (self) {
         int slot = threads_slot(self);
         struct tstate *ts = &tstates[slot];
+        if (ts->has_timer) {
+            /* Expirations the kernel merged into this one signal. */
+            int missed = timer_getoverrun(ts->timer);
+            atomic_fetch_add_explicit(&stats.signals_sent, 1 + (missed > 0 ? missed : 0), memory_order_relaxed);
+        }
         struct case_prog p;
         size_t len = sample_make_case(slot, uc, &p, ts->bytes);
         struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, ts->queue, NULL, 0};
@@ -141,6 +148,19 @@ void sample_thread_start(JNIEnv *jni, int index)
         ts->queue = agent_api->register_queue(jni, agent_cfg.queue_size, 0, on_queue_element, ts);
     }
     inflight_open(agent_cfg.out);
+    if (agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD) {
+        struct sigevent sev;
+        memset(&sev, 0, sizeof sev);
+        sev.sigev_notify = SIGEV_THREAD_ID;
+        sev.sigev_signo = SIGPROF;
+        sev._sigev_un._tid = threads_gettid(); /* sigev_notify_thread_id: not named by this glibc */
+        long long ns = agent_cfg.interval_ns;
+        struct itimerspec its = {{ns / 1000000000LL, ns % 1000000000LL}, {ns / 1000000000LL, ns % 1000000000LL}};
+        if (timer_create(CLOCK_MONOTONIC, &sev, &ts->timer) == 0) {
+            ts->has_timer = 1;
+            timer_settime(ts->timer, 0, &its, NULL);
+        }
+    }
 }
 
 void sample_thread_end(JNIEnv *jni)
@@ -148,6 +168,10 @@ void sample_thread_end(JNIEnv *jni)
     const struct thread_info *self = threads_find(threads_gettid());
     if (!self) return;
     struct tstate *ts = &tstates[threads_slot(self)];
+    if (ts->has_timer) {
+        ts->has_timer = 0;
+        timer_delete(ts->timer);
+    }
     ASGST_Queue *q = ts->queue;
     ts->queue = NULL;
     if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);

@@ -59,7 +59,8 @@ static void *sampler_main(void *arg)
     while (atomic_load(&running)) {
         long long now = now_ns();
         if (agent_cfg.duration_ns && now - start >= agent_cfg.duration_ns) break;
-        int n = threads_list(tids, THREADS_MAX);
+        /* With per-thread kernel timers the sampler only keeps time. */
+        int n = agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD ? 0 : threads_list(tids, THREADS_MAX);
         for (int i = 0; i < n; i++) {
             if (agent_cfg.mode == MODE_THREAD) {
                 atomic_fetch_add(&stats.signals_sent, 1);
@@ -79,9 +80,10 @@ static void *sampler_main(void *arg)
             stats_progress(stderr, (double)(now - started_ns) / 1e9);
             last_stats = now;
         }
-        next += agent_cfg.interval_ns;
+        long long period = n ? agent_cfg.interval_ns : 10000000LL;
+        next += period;
         now = now_ns();
-        if (now > next + agent_cfg.interval_ns) {
+        if (now > next + period) {
             atomic_fetch_add(&stats.late_rounds, 1);
             next = now;
             continue;
