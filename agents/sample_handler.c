@@ -13,6 +13,7 @@
 #include "mutate.h"
 #include "regions.h"
 #include "stats.h"
+#include "sigsafe.h"
 
 struct tstate {
     timer_t timer;
@@ -30,13 +31,6 @@ struct tstate {
 };
 
 static struct tstate tstates[THREADS_MAX];
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* [handler-safe] Whether the interrupted code is Java (JIT code or the
  * interpreter, both in the code cache): only there does AGCT trust the
@@ -69,7 +63,7 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
 void sample_note(int slot, const struct exec_outcome *o)
 {
     struct tstate *ts = &tstates[slot];
-    long long now = now_ns();
+    long long now = sigsafe_now_ns();
     if (ts->last_ns) stats_interval(now - ts->last_ns);
     ts->last_ns = now;
     atomic_fetch_add_explicit(&stats.handler_runs, 1, memory_order_relaxed);
@@ -103,12 +97,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 
 int sample_handler_install(int signo)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sample;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    return sigaction(signo, &sa, NULL);
+    return sigsafe_install(signo, on_sample);
 }
 
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)

@@ -17,6 +17,7 @@
 #include "regions.h"
 #include "stats.h"
 #include "target.h"
+#include "sigsafe.h"
 
 #define SAMPLE_SIGNAL SIGPROF
 #define HOLD_TIMEOUT_NS 20000000LL /* mode=thread: longest a target is held */
@@ -24,13 +25,6 @@
 static pthread_t thread;
 static _Atomic int running;
 static long long started_ns;
-
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 /* mode=thread: hold the target in its handler while this thread walks it. */
 static void walk_held(int tid)
@@ -54,10 +48,10 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     pid_t pid = getpid();
-    long long start = now_ns(), last_stats = start, last_refresh = start, next = start;
+    long long start = sigsafe_now_ns(), last_stats = start, last_refresh = start, next = start;
     static int tids[THREADS_MAX];
     while (atomic_load(&running)) {
-        long long now = now_ns();
+        long long now = sigsafe_now_ns();
         if (agent_cfg.duration_ns && now - start >= agent_cfg.duration_ns) break;
         /* With per-thread kernel timers the sampler only keeps time. */
         int n = agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD ? 0 : threads_list(tids, THREADS_MAX);
@@ -82,7 +76,7 @@ static void *sampler_main(void *arg)
         }
         long long period = n ? agent_cfg.interval_ns : 10000000LL;
         next += period;
-        now = now_ns();
+        now = sigsafe_now_ns();
         if (now > next + period) {
             atomic_fetch_add(&stats.late_rounds, 1);
             next = now;
@@ -99,7 +93,7 @@ int sampler_start(void)
 {
     if (agent_cfg.mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL) : sample_handler_install(SAMPLE_SIGNAL))
         return -1;
-    started_ns = stats.start_ns = now_ns();
+    started_ns = stats.start_ns = sigsafe_now_ns();
     atomic_store(&running, 1);
     /* The sampler must never take the sampling signal itself. */
     sigset_t block, old;
@@ -117,4 +111,4 @@ void sampler_stop(void)
     pthread_join(thread, NULL);
 }
 
-double sampler_elapsed_s(void) { return started_ns ? (double)(now_ns() - started_ns) / 1e9 : 0; }
+double sampler_elapsed_s(void) { return started_ns ? (double)(sigsafe_now_ns() - started_ns) / 1e9 : 0; }

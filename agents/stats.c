@@ -7,6 +7,7 @@
 #include "agent.h"
 #include "case.h"
 #include "jvm_threads.h"
+#include "sigsafe.h"
 #include "stats.h"
 
 struct stats stats;
@@ -36,11 +37,8 @@ void stats_outcome(const struct exec_outcome *o)
     }
     atomic_fetch_add_explicit(&stats.walks, 1, memory_order_relaxed);
     if (o->guard_rc > 0) {
-        if (atomic_fetch_add(&stats.faults, 1) == 0) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            atomic_store(&stats.first_fault_ns, ts.tv_sec * 1000000000LL + ts.tv_nsec - stats.start_ns);
-        }
+        if (atomic_fetch_add(&stats.faults, 1) == 0)
+            atomic_store(&stats.first_fault_ns, sigsafe_now_ns() - stats.start_ns);
         return;
     }
     atomic_fetch_add_explicit(&stats.raw[raw_bucket(o->raw)], 1, memory_order_relaxed);

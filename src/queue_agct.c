@@ -8,6 +8,7 @@
 #include "arch.h"
 #include "jvm_threads.h"
 #include "queue_agct.h"
+#include "sigsafe.h"
 
 /* A retired queue is reused only after this long, so a signal handler
  * that fetched it just before its thread ended has long finished. */
@@ -39,13 +40,6 @@ static long long period;
 static int walk_depth;
 static _Atomic unsigned long long n_enqueued, n_full, n_contended, n_batches, n_handled, n_walk_errors;
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static int try_lock(ASGST_Queue *q)
 {
     int expected = 0;
@@ -64,7 +58,7 @@ static ASGST_Queue *register_queue(JNIEnv *env, int size, int options, ASGST_Que
     jthread self;
     if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) return NULL;
     ASGST_Queue *q = NULL;
-    long long now = now_ns();
+    long long now = sigsafe_now_ns();
     pthread_mutex_lock(&list_lock);
     for (ASGST_Queue *r = queues; r && !q; r = r->next)
         if (!atomic_load(&r->live) && r->retired_ns && now - r->retired_ns > REUSE_AFTER_NS) q = r;
@@ -101,7 +95,7 @@ static bool deregister_queue(JNIEnv *env, ASGST_Queue *q)
     if (was_live) {
         (*env)->DeleteGlobalRef(env, q->thread);
         q->thread = NULL;
-        q->retired_ns = now_ns();
+        q->retired_ns = sigsafe_now_ns();
     }
     pthread_mutex_unlock(&list_lock);
     return was_live;

@@ -1,7 +1,9 @@
 /* Async-signal-safe helpers (see sigsafe.h). */
 #include <errno.h>
 #include <signal.h>
+#include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 #include "sigsafe.h"
 
@@ -76,4 +78,21 @@ int sigsafe_read(uintptr_t addr, void *out, size_t n)
     ssize_t r = process_vm_readv(getpid(), &local, 1, &remote, 1, 0);
     errno = saved;
     return r == (ssize_t)n ? 0 : -1;
+}
+
+long long sigsafe_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = fn;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    return sigaction(signo, &sa, NULL);
 }

@@ -30,4 +30,12 @@ const char *sigsafe_signame(int sig);
  * returns 0 on success, -1 if unreadable. */
 int sigsafe_read(uintptr_t addr, void *out, size_t n);
 
+/* CLOCK_MONOTONIC in nanoseconds. */
+long long sigsafe_now_ns(void);
+
+/* Not handler-safe: installs fn for signo with SA_SIGINFO|SA_RESTART and an
+ * empty mask. 0 or -1. */
+#include <signal.h>
+int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *));
+
 #endif

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "target.h"
+#include "sigsafe.h"
 
 /* Request state word: generation << 3 | phase. The generation stops a late
  * handler (signal delivered after the caller gave up) from touching the
@@ -32,13 +33,6 @@ static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long
 
 static unsigned long long word(unsigned long long gen, enum phase p) { return gen << 3 | p; }
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Bumped and woken whenever the target moves the request on, so the caller
  * sleeps in the kernel instead of spinning against the target for one of
  * two cores (spinning and sched_yield stalled round trips by whole
@@ -59,7 +53,7 @@ static int wait_change(unsigned long long w, long long deadline)
     for (;;) {
         int seen = atomic_load(&wake_word);
         if (atomic_load(&req.word) != w) return 1;
-        long long left = deadline - now_ns();
+        long long left = deadline - sigsafe_now_ns();
         if (left <= 0) return 0;
         struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
         syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
@@ -70,7 +64,7 @@ static int wait_change(unsigned long long w, long long deadline)
 static int hold_while(unsigned long long w, long long deadline)
 {
     while (atomic_load(&req.word) == w)
-        if (now_ns() > deadline) return 0;
+        if (sigsafe_now_ns() > deadline) return 0;
     return 1;
 }
 
@@ -97,7 +91,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
     wake_caller();
     /* Hold this thread here while the caller walks our context. Busy-wait:
      * the caller's walk is short and sleeping would be a syscall per spin. */
-    if (!hold_while(pub, now_ns() + req.hold_ns)) {
+    if (!hold_while(pub, sigsafe_now_ns() + req.hold_ns)) {
         atomic_fetch_add(&n_held_too_long, 1);
         /* Give up the hold; the caller must not use our context any more. */
         atomic_compare_exchange_strong(&req.word, &pub, word(gen, IDLE));
@@ -106,12 +100,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 int target_install(int signo)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(signo, &sa, NULL)) return -1;
+    if (sigsafe_install(signo, on_signal)) return -1;
     signo_used = signo;
     return 0;
 }
@@ -128,7 +117,7 @@ int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_p
     unsigned long long sent = word(gen, SENT);
     atomic_store(&req.word, sent);
     int rc = TARGET_TIMEOUT;
-    long long deadline = now_ns() + timeout_ns;
+    long long deadline = sigsafe_now_ns() + timeout_ns;
     if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
         rc = TARGET_NO_SIGNAL;
     } else if (wait_change(sent, deadline)) {
