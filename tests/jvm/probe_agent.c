@@ -135,11 +135,24 @@ JNIEXPORT jobjectArray JNICALL Java_Probe_walkBoth(JNIEnv *env, jclass k)
     return both;
 }
 
+/* Whether name is one of the '|'-separated alternatives. */
+static int name_in(const char *name, const char *alternatives)
+{
+    size_t n = strlen(name);
+    for (const char *p = alternatives; *p;) {
+        const char *bar = strchr(p, '|');
+        size_t len = bar ? (size_t)(bar - p) : strlen(p);
+        if (len == n && !strncmp(p, name, n)) return 1;
+        p += len + (bar != NULL);
+    }
+    return 0;
+}
+
 /* Samples thread tid `count` times in `mode` (0 signal, 1 thread) with
  * cases from `strategy` (0 none, 1 random, 2 near) or, if text is non-null,
  * that case. Returns counters {ran, positive, faults, max_frames, top_hits}
  * where top_hits counts walks whose top 3 frames include a method named
- * `want`. */
+ * `want` (alternatives separated by '|'). */
 JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, jint mode, jint strategy,
                                                jstring text, jint count, jlong seed, jstring want)
 {
@@ -175,7 +188,7 @@ JNIEXPORT jlongArray JNICALL Java_Probe_sample(JNIEnv *env, jclass k, jint tid, 
         if (r.out.frames > counters[3]) counters[3] = r.out.frames;
         for (int f = 0; wanted[0] && api->method_to_jmethodid && f < 3 && f < r.out.frames; f++) {
             const struct jmethod_entry *e = jmethods_resolve(api->method_to_jmethodid(r.frames[f].method));
-            if (e && !strcmp(e->name, wanted)) {
+            if (e && name_in(e->name, wanted)) {
                 counters[4]++;
                 break;
             }
