@@ -17,8 +17,16 @@ static int n_cases;
 
 int corpus_count(void) { return n_cases; }
 
-/* Loads every regular file of dir that is a valid case; a file that is not
- * is an error naming it and the offset (a corpus must be clean). */
+/* Notes kept beside cases (how to replay, what bug) are not cases. */
+static int is_note(const char *name)
+{
+    size_t n = strlen(name);
+    return (n > 3 && !strcmp(name + n - 3, ".md")) || (n > 4 && !strcmp(name + n - 4, ".txt"));
+}
+
+/* Loads every regular file of dir that is a valid case, skipping notes
+ * (*.md, *.txt); any other file that is not a case is an error naming it
+ * and the offset (a corpus must be clean). */
 int corpus_load(const char *dir, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -30,7 +38,7 @@ int corpus_load(const char *dir, char *err, size_t errlen)
     struct dirent *e;
     int rc = 0;
     while (cases && rc == 0 && n_cases < MAX_CASES && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
+        if (e->d_name[0] == '.' || is_note(e->d_name)) continue;
         char path[768];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "rb");

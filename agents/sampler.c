@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agent.h"
+#include "inflight.h"
 #include "regions.h"
 #include "stats.h"
 #include "target.h"
@@ -48,6 +49,8 @@ static void *sampler_main(void *arg)
 {
     (void)arg;
     pid_t pid = getpid();
+    /* mode=thread walks on this thread: its in-flight file holds the case. */
+    if (agent_cfg.mode == MODE_THREAD) inflight_open(agent_cfg.out);
     long long start = sigsafe_now_ns(), last_stats = start, last_refresh = start, next = start;
     static int tids[THREADS_MAX];
     while (atomic_load(&running)) {

@@ -39,3 +39,23 @@ $T -q --out "$tmp/out" --known "$tmp/known-all" --fail-on-new "$tmp/tree" >/dev/
 tap $? "--fail-on-new with every bucket known: exit 0"
 $T -q --out "$tmp/out" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1
 tap $([ $? = 2 ] && echo 0 || echo 1) "missing --known file: exit 2"
+
+# the example known-buckets file: the real AGCT fixtures are all known, so --fail-on-new passes
+mkdir -p "$tmp/agct"
+crash-triage/testdata-gen/mktree "$tmp/agct" hs_err-17-getpc-1 record-17-getpc-near-1 record-25-topframe-1 \
+    hs_err-17-plant-inline record-25-plant-inline >/dev/null
+$T -q --out "$tmp/out-ex" --known crash-triage/known-buckets.example --fail-on-new "$tmp/agct" >"$tmp/k2" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q '(0 new, 3 known' "$tmp/k2"; tap $? "known-buckets.example: the three AGCT buckets are known, --fail-on-new exits 0 (rc $rc)"
+$T -q --out "$tmp/out" --known crash-triage/known-buckets.example --fail-on-new "$tmp/tree" >/dev/null 2>&1
+tap $([ $? = 1 ] && echo 0 || echo 1) "known-buckets.example over all fixtures: other buckets are new, exit 1"
+: >"$tmp/known-none"
+$T -q --out "$tmp/out" --known "$tmp/known-none" "$tmp/tree" >/dev/null 2>&1
+python3 - "$tmp/out/report.json" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))['totals']
+ok = t['known'] == 0 and t['suppressed'] == 2 and t['new'] == t['buckets'] - 2
+print(('ok' if ok else 'not ok') + ' - suppressed buckets are neither new nor known (%s)' % t)
+PY
+$T -q --out "$tmp/out-missing" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1; rc=$?
+[ $rc = 2 ] && [ ! -e "$tmp/out-missing/report.json" ] && [ ! -e "$tmp/out-missing/index.json" ]
+tap $? "a missing --known file is reported before any work is done (rc $rc)"

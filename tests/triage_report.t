@@ -61,8 +61,9 @@ tap(c.rows == 1 + len(rep['buckets']), 'bucket table has a header and %d rows (%
 tap(not c.ext, 'no external resources %s' % c.ext[:3])
 tap(c.tags.get('style') == 1, 'CSS is inline')
 html = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
-tap(all(b['title'].replace('<', '&lt;') in html and 'crash-triage/repro ' + b['signature'] in html for b in rep['buckets']),
-    'every bucket title and its reproduce command are in the HTML')
+tap(all(b['title'].replace('<', '&lt;') in html and b['repro'] in html
+        and b['repro'] == 'crash-triage/repro ' + os.path.join(out, 'buckets', b['signature']) for b in rep['buckets']),
+    'every bucket title and its reproduce command (crash-triage/repro OUT/buckets/SIG) are in the HTML')
 md = open(os.path.join(out, 'report.md')).read()
 tap(sum(1 for l in md.splitlines() if l.startswith('| ') and '`crash-triage/repro' in l) == len(rep['buckets']),
     'report.md has one table row per bucket')

@@ -6,6 +6,7 @@ import os
 import shutil
 import time
 
+from . import case as casefmt
 from .signature import describe
 
 INDEX = 'index.json'
@@ -205,10 +206,18 @@ class Store:
                     os.remove(os.path.join(cdir, name))
         sp = os.path.join(d, 'smallest.case')
         if cases:
-            best = min(cases, key=lambda m: (m['case_bytes'], m['id']))
+            # the fewest bytes among well-formed cases (repro/minimize need one); a damaged
+            # case only when there is nothing else
+            def valid(m):
+                try:
+                    with open(os.path.join(d, m['case']), 'rb') as f:
+                        return casefmt.validate(f.read(4096)) is None
+                except OSError:
+                    return False
+            best = min(cases, key=lambda m: (not valid(m), m['case_bytes'], m['id']))
             shutil.copyfile(os.path.join(d, best['case']), sp)
             b['smallest_case'] = {'file': 'smallest.case', 'member': best['id'],
-                                  'bytes': best['case_bytes']}
+                                  'bytes': best['case_bytes'], 'valid': valid(best)}
         else:
             if os.path.exists(sp):
                 os.remove(sp)

@@ -8,7 +8,12 @@ from .model import NotAReport, Reason, decode, one_line, read_bounded
 HEAD = 1 << 20
 HSERR_NAME = re.compile(r'^hs_err_pid\d+(\.\d+)?\.log$')
 RECORD_NAME = re.compile(r'^record-\d+-\d+-\d+\.txt$')
-INFLIGHT_NAME = re.compile(r'^inflight-(\d+)\.case$')
+# in-flight case files: the core's inflight-<pid>-<tid>.bin (src/inflight.h) and the
+# older bare form inflight-<tid>.case (raw case bytes)
+INFLIGHT_NAME = re.compile(r'^inflight-(?:\d+-)?\d+\.(?:bin|case)$')
+INFLIGHT_MAGIC = b'ASGFINF1'
+INFLIGHT_HEADER = 16
+CASE_MAX = 208
 SKIP_DIRS = {'.git', '__pycache__'}
 
 PARSERS = {
@@ -79,13 +84,54 @@ def parse_path(path, replay_argv=None):
     return kind, reps, reason
 
 
+def read_inflight(path, tid=None):
+    """Case bytes of an in-flight file, or None.
+
+    inflight-<pid>-<tid>.bin: "ASGFINF1" | u32 LE length | u32 LE tid | case bytes.
+    The tid in the header must match `tid` when given; an empty or over-long payload,
+    or one that does not start with the case magic, is no case (the thread had not
+    made a call yet, or the file is damaged)."""
+    try:
+        with open(path, 'rb') as f:
+            data = f.read(INFLIGHT_HEADER + CASE_MAX + 1)
+    except OSError:
+        return None
+    if data[:8] == INFLIGHT_MAGIC:
+        if len(data) < INFLIGHT_HEADER:
+            return None
+        n = int.from_bytes(data[8:12], 'little')
+        htid = int.from_bytes(data[12:16], 'little')
+        if tid is not None and htid != tid:
+            return None
+        body = data[INFLIGHT_HEADER:INFLIGHT_HEADER + n]
+        if n < 16 or n > CASE_MAX or len(body) != n or body[:4] != b'ASGF':
+            return None
+        return body
+    if data[:4] == b'ASGF' and 16 <= len(data) <= CASE_MAX:
+        return data          # bare case bytes (inflight-<tid>.case)
+    return None
+
+
 def attach_inflight(rep):
-    """hs_err: pair the harness's inflight-<tid>.case sibling by tid."""
-    if rep.kind != 'hs_err' or rep.tid is None or rep.case_path:
+    """hs_err: pair the in-flight case the harness left for the crashing thread.
+
+    Looks next to the hs_err for inflight-<pid>-<tid>.bin (the core's format), then
+    for inflight-<tid>.case.  Files of other pids or threads are not used."""
+    if rep.kind != 'hs_err' or rep.tid is None or rep.case_path or rep.case is not None:
         return
-    p = os.path.join(os.path.dirname(rep.path) or '.', 'inflight-%d.case' % rep.tid)
-    if os.path.isfile(p):
-        rep.case_path = p
+    d = os.path.dirname(rep.path) or '.'
+    cands = []
+    if rep.pid is not None:
+        cands.append(os.path.join(d, 'inflight-%d-%d.bin' % (rep.pid, rep.tid)))
+    cands.append(os.path.join(d, 'inflight-%d.case' % rep.tid))
+    for p in cands:
+        if not os.path.isfile(p):
+            continue
+        case = read_inflight(p, rep.tid)
+        if case is not None:
+            rep.case = case
+            rep.extra['inflight'] = os.path.basename(p)
+            return
 
 
 def walk(trees, exclude=()):

@@ -11,6 +11,7 @@ from .model import Report
 LIBFUZZER_RE = re.compile(r'^crash-[0-9a-f]{40}$')
 AFL_RE = re.compile(r'^id[:_]\d{6}')
 REPLAY_TIMEOUT = 120
+REPLAY_ATTEMPTS = 3     # fresh JVMs per artifact before it counts as not crashing
 KEEP_DIR = None        # where replay outputs are kept (triage sets OUT/replays)
 
 
@@ -38,8 +39,24 @@ def replay_command(spec, repo_root):
     return argv
 
 
-def replay(argv, path, timeout=REPLAY_TIMEOUT):
-    """Run `argv --record-dir DIR FILE`; return (list of Reports, note)."""
+def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None):
+    """Run `argv --record-dir DIR FILE` until it leaves a report, at most `attempts` times
+    (REPLAY_ATTEMPTS): a case faults in some JVMs and not in others (it is relative to
+    live state such as where compiled code lies), so one fresh JVM is often not enough.
+    Return (list of Reports, note)."""
+    notes = []
+    for k in range(attempts or REPLAY_ATTEMPTS):
+        reports, note = _replay_once(argv, path, timeout)
+        notes.append(note)
+        if reports or note.startswith('replay could not start') or note in ('replay exit 2', 'replay exit 3'):
+            if k:
+                for r in reports:
+                    r.extra['replay_attempt'] = k + 1
+            return reports, note
+    return [], '%d replays: %s' % (len(notes), ', '.join(sorted(set(notes))))
+
+
+def _replay_once(argv, path, timeout):
     reports = []
     with tempfile.TemporaryDirectory(prefix='triage-replay-') as tmp:
         d = tmp

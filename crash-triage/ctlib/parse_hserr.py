@@ -176,7 +176,10 @@ def parse(data, path):
         if line.startswith('# Problematic frame:') and i + 1 < n:
             problematic = parse_frame(lines[i + 1].lstrip('#').strip())
         i += 1
-    saved = [k for k in range(start, i) if lines[k].startswith('# An error report file with more')]
+    # (console output of two crashing threads interleaves: '[thread N also had an error]' can
+    # break the '#' block, so look a little past it)
+    saved = [k for k in range(start, min(n, max(i, start + 60)))
+             if lines[k].startswith('# An error report file with more')]
     if saved and not any(l.startswith(('Native frames:', 'Current thread')) for l in lines[i:]):
         k = saved[0] + 1
         where = lines[k].lstrip('# ').strip() if k < n else ''

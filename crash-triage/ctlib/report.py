@@ -4,7 +4,7 @@ import json
 import os
 import time
 
-REPRO = 'crash-triage/repro {sig}'
+REPRO = 'crash-triage/repro {bucket}'
 
 
 def load_known(path):
@@ -39,7 +39,7 @@ def summarize(store, known=None, skipped=0):
             'representative_copy': os.path.join('buckets', sig, b['representative']['copy'])
             if b['representative'].get('copy') else None,
             'smallest_case': os.path.join('buckets', sig, 'smallest.case') if b.get('smallest_case') else None,
-            'repro': REPRO.format(sig=sig),
+            'repro': REPRO.format(bucket=os.path.join(store.out, 'buckets', sig)),
             'times': [m['time'] for m in b['members'] if m.get('time') is not None],
         })
     buckets.sort(key=lambda x: (-x['count'], x['title']))

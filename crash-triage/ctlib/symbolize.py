@@ -52,8 +52,9 @@ def elf_build_id(path):
 
 
 class Symbolizer:
-    def __init__(self, cache_path=None, addr2line=None):
+    def __init__(self, cache_path=None, addr2line=None, expand_inline=True):
         self.cache_path = cache_path
+        self.expand_inline = expand_inline
         self.tool = addr2line or shutil.which('addr2line')
         self.cache = {}
         self.keys = {}
@@ -92,19 +93,30 @@ class Symbolizer:
         return key
 
     @staticmethod
-    def _needs(fr, index, kind):
+    def _outer_name(name):
+        """A function name without its argument list, for comparing two spellings."""
+        return (name or '').split('(', 1)[0].strip()
+
+    def _needs(self, fr, index, kind):
+        """'name' when the frame has no usable name, 'inline' when it has one (hs_err)
+        and only its inline chain is wanted, None when nothing is to be looked up."""
         if fr.module is None or fr.offset is None:
-            return False
+            return None
         if not fr.function:
-            return True
+            return 'name'
+        if kind != 'hs_err':
+            return None
         # An hs_err caller frame printed at symbol+0x0 is a return address just past a
         # noreturn call: the name belongs to the next symbol. Look up offset-1 instead.
-        return kind == 'hs_err' and index > 0 and fr.func_off == 0
+        if index > 0 and fr.func_off == 0:
+            return 'name'
+        return 'inline' if self.expand_inline else None
 
     @staticmethod
     def _lookup_offset(fr, kind):
         if kind == 'hs_err':
-            return fr.offset - 1 if fr.function and fr.func_off == 0 else fr.offset
+            back = fr.function and fr.func_off == 0 or fr.is_return
+            return fr.offset - 1 if back and fr.offset > 0 else fr.offset
         return fr.offset - 1 if fr.is_return and fr.offset > 0 else fr.offset
 
     def _resolve(self, rep, module):
@@ -114,25 +126,37 @@ class Symbolizer:
         return p if p and os.path.isfile(p) else None
 
     def symbolize(self, reports):
-        """Fill missing function names in place; inline chains become extra frames."""
+        """Fill missing function names in place; inline chains become extra frames.
+
+        hs_err frames keep the name HotSpot printed; when this machine has the same
+        module (addr2line names the same outer function at that offset) the functions
+        inlined there are added above it, so an hs_err and a crash record of one fault
+        get the same frames."""
         wanted = {}     # path -> set of offsets
-        plan = []       # (rep, index, path, lookup)
+        plan = []       # (rep, index, path, lookup, what)
         for rep in reports:
             for i, fr in enumerate(rep.frames):
-                if not self._needs(fr, i, rep.kind):
+                what = self._needs(fr, i, rep.kind)
+                if not what:
                     continue
                 path = self._resolve(rep, fr.module)
                 if not path:
                     continue
                 look = self._lookup_offset(fr, rep.kind)
-                plan.append((rep, i, path, look))
+                plan.append((rep, i, path, look, what))
                 wanted.setdefault(path, set()).add(look)
         for path, offs in wanted.items():
             self._fill_cache(path, offs)
         by_rep = {}
-        for rep, i, path, look in plan:
+        for rep, i, path, look, what in plan:
             key = self.module_key(path)
             chain = self.cache.get(key, {}).get('0x%x' % look) if key else None
+            if what == 'inline':
+                fr = rep.frames[i]
+                if not chain or len(chain) < 2 or \
+                        self._outer_name(chain[-1][0]) != self._outer_name(fr.function):
+                    continue        # nothing inlined here, or not the module that crashed
+                chain = chain[:-1] + [[fr.function, chain[-1][1]]]
             if chain:
                 by_rep.setdefault(id(rep), (rep, {}))[1][i] = chain
         for rep, chains in by_rep.values():
@@ -140,7 +164,7 @@ class Symbolizer:
             for i, fr in enumerate(rep.frames):
                 chain = chains.get(i)
                 if not chain:
-                    if self._needs(fr, i, rep.kind) and fr.function:
+                    if self._needs(fr, i, rep.kind) == 'name' and fr.function:
                         fr.function = None      # unreliable +0x0 name, no better one
                     new.append(fr)
                     continue
@@ -149,7 +173,8 @@ class Symbolizer:
                 for k, (func, src) in enumerate(chain):
                     new.append(Frame(module=fr.module, offset=fr.offset, function=func,
                                      kind=fr.kind, inlined=k < len(chain) - 1, source=src,
-                                     is_return=fr.is_return))
+                                     is_return=fr.is_return,
+                                     func_off=fr.func_off if k == len(chain) - 1 else None))
             rep.frames = new[:512]
 
     def _fill_cache(self, path, offsets):

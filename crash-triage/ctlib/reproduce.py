@@ -1,0 +1,449 @@
+"""Run a case again and tell whether the same crash comes back (repro, minimize).
+
+Two ways to run a case:
+  replay  build/fuzz/asgf-replay: an embedded JVM runs the case on a worker thread,
+          -n W times; records (protection on) or an hs_err (off) go to --record-dir.
+  stress  stress/run with the agent replaying a one-case corpus (mutate=corpus:DIR)
+          on every sample it aims at Java code, for --time.
+Every attempt gets a fresh directory; the reports found there are parsed, symbolized
+and titled with the same rules as triage, and compared with the expected signature."""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+from . import case as casefmt
+from . import collect, signature
+from .symbolize import Symbolizer
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SIG_RE = re.compile(r'^[0-9a-f]{6,64}$')
+FAULTS_RE = re.compile(r'^\s*faults:\s*(\d+)/(\d+) runs')
+NOTRUN_RE = re.compile(r'not-run=(\d+)')
+
+
+class InputError(Exception):
+    """Bad target or option: exit status 2."""
+
+
+@dataclass
+class Target:
+    label: str                       # what the user gave, for messages
+    case: casefmt.Case
+    data: bytes                      # canonical binary case
+    case_path: str
+    bucket_dir: Optional[str] = None
+    title: Optional[str] = None      # expected title / signature (None: any fault counts)
+    signature: Optional[str] = None
+    bucket: Optional[dict] = None
+
+    def expects(self):
+        return self.title is not None or self.signature is not None
+
+    def matches(self, title, sig):
+        if not self.expects():
+            return True
+        return (self.signature is not None and sig == self.signature) or \
+            (self.title is not None and title == self.title)
+
+
+@dataclass
+class Found:
+    title: str
+    signature: str
+    kind: str
+    file: str
+    flags: List[str] = field(default_factory=list)
+
+
+@dataclass
+class Attempt:
+    index: int
+    ran: bool = True                 # the tool ran the case (False: start-up failure, ...)
+    verdict: str = ''                # replay: fault / no fault; stress: its verdict word
+    reports: List[Found] = field(default_factory=list)
+    walks: Optional[int] = None
+    faults: Optional[int] = None
+    seconds: float = 0.0
+    note: str = ''
+    dir: Optional[str] = None
+
+    def matched(self, target):
+        return [r for r in self.reports if target.matches(r.title, r.signature)]
+
+
+# -- targets --------------------------------------------------------------------------------
+
+def _bucket_of(path):
+    """The bucket directory holding path (the bucket dir itself, or its cases/), or None."""
+    p = os.path.abspath(path)
+    for d in (p if os.path.isdir(p) else os.path.dirname(p),
+              os.path.dirname(os.path.dirname(p))):
+        if os.path.isfile(os.path.join(d, 'bucket.json')):
+            return d
+    return None
+
+
+def load_target(arg, out=None, expect=None):
+    """Resolve TARGET: a bucket directory, its bucket.json, a signature (looked up in
+    OUT/buckets/), or a case file (binary or text). Raises InputError."""
+    path = arg
+    if not os.path.exists(arg) and SIG_RE.match(arg):
+        base = os.path.join(out or '.', 'buckets')
+        hits = sorted(n for n in (os.listdir(base) if os.path.isdir(base) else [])
+                      if n.startswith(arg))
+        if len(hits) != 1:
+            raise InputError('%s: no such file, and %s bucket%s in %s' % (
+                arg, 'no' if not hits else 'several', '' if not hits else 's', base))
+        path = os.path.join(base, hits[0])
+    if not os.path.exists(path):
+        raise InputError('%s: no such file or directory' % arg)
+    if os.path.basename(path) == 'bucket.json':
+        path = os.path.dirname(path) or '.'
+    bdir = None
+    if os.path.isdir(path):
+        if not os.path.isfile(os.path.join(path, 'bucket.json')):
+            raise InputError('%s: a directory without bucket.json (give a bucket directory '
+                             'OUT/buckets/<signature> or a case file)' % arg)
+        bdir = path
+        case_path = os.path.join(path, 'smallest.case')
+        if not os.path.isfile(case_path):
+            raise InputError('%s: this bucket has no case file (none of its reports carried '
+                             'one: hs_err without an in-flight file, ASan report)' % arg)
+    else:
+        case_path = path
+        bdir = _bucket_of(path)
+    try:
+        c, data = casefmt.load(case_path)
+    except (OSError, casefmt.CaseError) as e:
+        raise InputError('%s: not a case file: %s' % (case_path, e))
+    t = Target(label=arg, case=c, data=data, case_path=case_path, bucket_dir=bdir)
+    if bdir:
+        try:
+            with open(os.path.join(bdir, 'bucket.json')) as f:
+                t.bucket = json.load(f)
+        except (OSError, ValueError) as e:
+            raise InputError('%s: unreadable bucket.json: %s' % (bdir, e))
+        t.title = t.bucket.get('title')
+        t.signature = t.bucket.get('signature')
+    if expect:
+        if SIG_RE.match(expect):
+            t.signature, t.title = expect, None
+        else:
+            t.title, t.signature = expect, None
+    return t
+
+
+def symcache_for(target):
+    """The triage run's symbol cache when the target is one of its buckets, else a
+    per-user one in the temp directory (addr2line on libjvm takes seconds when cold)."""
+    if target is not None and target.bucket_dir:
+        out = os.path.dirname(os.path.dirname(os.path.abspath(target.bucket_dir)))
+        p = os.path.join(out, 'symcache.json')
+        if os.path.exists(p) and os.access(p, os.W_OK):
+            return p
+    return os.path.join(tempfile.gettempdir(), 'crash-triage-symcache-%d.json' % os.getuid())
+
+
+# -- reading what a run left -----------------------------------------------------------------
+
+def classify(d, rules, sym):
+    """Titles of every report (record, hs_err) under directory d."""
+    reps = []
+    for p in collect.walk([d]):
+        kind, rs, _ = collect.parse_path(p)
+        if kind in ('record', 'hs_err'):
+            reps.extend(rs)
+    if sym is not None:
+        sym.symbolize(reps)
+        sym.save()
+    out = []
+    for r in reps:
+        title = signature.describe(r, rules)
+        out.append(Found(title, r.extra['signature'], r.kind, r.path, list(r.flags)))
+    return out
+
+
+# -- running --------------------------------------------------------------------------------
+
+def wilson(k, n, z=1.96):
+    """95 % Wilson score interval for k successes in n trials, as (lo, hi) in [0, 1]."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def seconds_of(spec):
+    m = re.fullmatch(r'(\d+(?:\.\d+)?)(ms|s|m|h)?', spec or '')
+    if not m:
+        raise InputError('--time wants a duration such as 10s or 2m, got %r' % spec)
+    return float(m.group(1)) * {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, None: 1}[m.group(2)]
+
+
+def replay_binary():
+    build = os.environ.get('BUILD') or os.path.join(REPO, 'build')
+    if not os.path.isabs(build):
+        build = os.path.join(REPO, build)
+    return os.path.join(build, 'fuzz', 'asgf-replay')
+
+
+def default_via():
+    b = replay_binary()
+    return 'replay' if os.path.isfile(b) and os.access(b, os.X_OK) else 'stress'
+
+
+class Runner:
+    """Runs one attempt of a case with replay or stress, in a fresh directory."""
+
+    def __init__(self, via, rules, sym, java_home=None, protect=1, scenario=None,
+                 duration='10s', walks=1, api='agct', test_plant=None, agent_extra=None,
+                 env=None, keep=None, timeout=None, seed_base=1):
+        if via not in ('replay', 'stress'):
+            raise InputError('--via wants replay or stress, got %r' % via)
+        self.via = via
+        self.rules = rules
+        self.sym = sym
+        self.java_home = java_home
+        self.protect = protect
+        self.scenario = scenario or ('spin,inline' if via == 'stress' else None)
+        self.duration = duration
+        self.seconds = seconds_of(duration)
+        self.walks = walks
+        self.api = api
+        self.test_plant = test_plant
+        self.agent_extra = agent_extra
+        self.env = dict(env or {})
+        self.keep = keep
+        self.timeout = timeout
+        self.seed_base = seed_base
+        self.count = 0
+        if java_home and not os.path.isfile(os.path.join(java_home, 'bin', 'java')):
+            raise InputError('--java-home %s has no bin/java' % java_home)
+        if via == 'replay':
+            self.tool = replay_binary()
+            if not (os.path.isfile(self.tool) and os.access(self.tool, os.X_OK)):
+                raise InputError('%s is not built (make -f Makefile -f fuzz/fuzz.mk fuzz-build), '
+                                 'use --via stress' % self.tool)
+        else:
+            self.tool = os.path.join(REPO, 'stress', 'run')
+
+    def describe(self):
+        if self.via == 'replay':
+            return ('replay (%s): fresh JVM per attempt, %d walk%s each, protection %s%s%s%s' % (
+                os.path.relpath(self.tool, REPO), self.walks, '' if self.walks == 1 else 's',
+                'on' if self.protect else 'off',
+                ', scenario %s' % self.scenario if self.scenario else '',
+                ', JDK %s' % self.java_home if self.java_home else '',
+                ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
+        return ('stress (stress/run --scenario %s --time %s, agent mutate=corpus:<the case>): '
+                'one run per attempt, protection %s%s%s' % (
+                    self.scenario, self.duration, 'on' if self.protect else 'off',
+                    ', JDK %s' % self.java_home if self.java_home else '',
+                    ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
+
+    def _dir(self, index):
+        if self.keep:
+            d = os.path.join(self.keep, 'attempt-%03d' % index)
+            shutil.rmtree(d, ignore_errors=True)
+            os.makedirs(d)
+            return d, False
+        return tempfile.mkdtemp(prefix='triage-repro-'), True
+
+    def attempt(self, data, walks=None):
+        """One attempt: a fresh JVM (replay: running the case `walks` times)."""
+        self.count += 1
+        index = self.count
+        d, remove = self._dir(index)
+        t0 = time.time()
+        try:
+            with open(os.path.join(d, 'case.bin'), 'wb') as f:
+                f.write(data)
+            if self.via == 'replay':
+                a = self._replay(d, index, walks or self.walks)
+            else:
+                a = self._stress(d, index)
+            out = os.path.join(d, 'out')
+            a.reports = classify(out, self.rules, self.sym) if os.path.isdir(out) else []
+            if a.reports and not a.faults:
+                a.faults = len(a.reports)
+            a.dir = None if remove else d
+            a.seconds = time.time() - t0
+            return a
+        finally:
+            if remove:
+                shutil.rmtree(d, ignore_errors=True)
+
+    def _env(self):
+        env = dict(os.environ)
+        env.update(self.env)
+        if self.java_home:
+            env['JAVA_HOME'] = self.java_home
+        return env
+
+    def _replay(self, d, index, walks):
+        env = self._env()
+        for k in ('ASGF_OUT',):
+            env.pop(k, None)
+        env['ASGF_PROTECT'] = '1' if self.protect else '0'
+        env.setdefault('ASGF_QUIET', '1')
+        if self.api:
+            env['ASGF_API'] = self.api
+        if self.scenario:
+            env['ASGF_SCENARIO'] = self.scenario
+        if self.test_plant:
+            env['ASGF_TEST_PLANT'] = self.test_plant
+        if self.java_home:
+            server = os.path.join(self.java_home, 'lib', 'server')
+            env['LD_LIBRARY_PATH'] = server + (':' + env['LD_LIBRARY_PATH']
+                                               if env.get('LD_LIBRARY_PATH') else '')
+        out = os.path.join(d, 'out')
+        argv = [self.tool, '-n', str(walks), '--record-dir', out, os.path.join(d, 'case.bin')]
+        a = Attempt(index)
+        timeout = self.timeout or 120 + walks // 100
+        try:
+            p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, timeout=timeout, cwd=d)
+        except subprocess.TimeoutExpired:
+            a.verdict, a.note = 'hung', 'replay timed out after %ds' % timeout
+            return a
+        except OSError as e:
+            a.ran, a.verdict, a.note = False, 'not run', str(e)
+            return a
+        text = p.stdout.decode('utf-8', 'replace')
+        with open(os.path.join(d, 'replay.log'), 'wb') as f:
+            f.write(p.stdout + b'\n--- stderr\n' + p.stderr)
+        for line in text.splitlines():
+            m = FAULTS_RE.match(line)
+            if m:
+                a.faults, a.walks = int(m.group(1)), int(m.group(2))
+            m = NOTRUN_RE.search(line)
+            if m and a.walks is not None:
+                a.note = '%s walks not run' % m.group(1)
+        rc = p.returncode
+        if rc in (2, 3):
+            a.ran, a.verdict = False, 'not run'
+            a.note = 'replay exit %d: %s' % (rc, _last_line(p.stderr) or _last_line(p.stdout))
+        elif rc == 4:
+            a.verdict, a.note = 'not run', 'the worker never answered (replay exit 4)'
+        elif rc < 0 or (rc not in (0, 1)):
+            a.verdict = 'crashed'          # protection off: the JVM died (hs_err in out/)
+            a.note = 'replay exit %d' % rc
+            if a.faults is None:
+                a.faults, a.walks = None, walks
+        else:
+            a.verdict = 'fault' if a.faults else 'no fault'
+        return a
+
+    def _stress(self, d, index):
+        corpus = os.path.join(d, 'corpus')
+        os.makedirs(corpus)
+        shutil.copy(os.path.join(d, 'case.bin'), os.path.join(corpus, 'case.bin'))
+        out = os.path.join(d, 'out')
+        opts = ['mutate=corpus:%s' % corpus, 'protect=%d' % (1 if self.protect else 0),
+                'seed=%d' % (self.seed_base + index), 'stats=0']
+        if self.api:
+            opts.append('api=%s' % self.api)
+        if self.test_plant:
+            opts.append('test_plant=%s' % self.test_plant)
+        if self.agent_extra:
+            opts.append(self.agent_extra)
+        argv = [self.tool, '--scenario', self.scenario, '--time', self.duration,
+                '--agent', ','.join(opts), '--out', out]
+        if self.java_home:
+            argv += ['--java-home', self.java_home]
+        a = Attempt(index)
+        timeout = self.timeout or int(self.seconds * 1.25) + 90
+        try:
+            p = subprocess.run(argv, env=self._env(), stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            a.verdict, a.note = 'hung', 'stress/run did not return within %ds' % timeout
+            return a
+        except OSError as e:
+            a.ran, a.verdict, a.note = False, 'not run', str(e)
+            return a
+        rc = p.returncode
+        a.verdict = {0: 'clean', 1: 'faults', 2: 'crashed', 3: 'hung', 4: 'not run'}.get(rc, 'exit %d' % rc)
+        if rc == 4:
+            a.ran = False
+            a.note = _last_line(p.stderr) or _last_line(p.stdout)
+        try:
+            with open(os.path.join(out, 'summary.json')) as f:
+                s = json.load(f)
+            a.walks, a.faults = s.get('walks'), s.get('faults')
+        except (OSError, ValueError):
+            pass
+        return a
+
+    def shared(self, data, n):
+        """Replay only: one JVM runs the case n times (walks are not independent JVMs)."""
+        return self.attempt(data, walks=n)
+
+
+def _last_line(b):
+    lines = [l for l in b.decode('utf-8', 'replace').splitlines() if l.strip()]
+    return lines[-1][:300] if lines else ''
+
+
+# -- a reproduction series -------------------------------------------------------------------
+
+def summarize(target, attempts):
+    n = len(attempts)
+    ran = [a for a in attempts if a.ran]
+    fault = [a for a in ran if a.reports or a.faults]
+    same = [a for a in ran if a.matched(target)]
+    seen = {}
+    for a in ran:
+        for r in a.reports:
+            e = seen.setdefault(r.signature, {'signature': r.signature, 'title': r.title,
+                                              'count': 0, 'kinds': {}, 'expected': False})
+            e['count'] += 1
+            e['kinds'][r.kind] = e['kinds'].get(r.kind, 0) + 1
+            e['expected'] = target.expects() and target.matches(r.title, r.signature)
+    walks = sum(a.walks or 0 for a in ran)
+    wfaults = sum(a.faults or 0 for a in ran)
+    lo, hi = wilson(len(same), len(ran))
+    return {
+        'attempts': n, 'ran': len(ran), 'faulted': len(fault), 'same_signature': len(same),
+        'rate': len(same) / len(ran) if ran else 0.0, 'rate_ci95': [lo, hi],
+        'fault_rate': len(fault) / len(ran) if ran else 0.0,
+        'walks': walks, 'walks_faulted': wfaults,
+        'signatures': sorted(seen.values(), key=lambda e: (-e['count'], e['signature'])),
+        'expected': {'title': target.title, 'signature': target.signature},
+        'reproduced': bool(same), 'verdicts': _hist(a.verdict for a in attempts),
+        'seconds': sum(a.seconds for a in attempts),
+    }
+
+
+def _hist(it):
+    h = {}
+    for x in it:
+        h[x] = h.get(x, 0) + 1
+    return h
+
+
+def pct(x):
+    return '%.0f%%' % (100.0 * x)
+
+
+def make_symbolizer(target, no_symbolize=False):
+    if no_symbolize:
+        return None
+    return Symbolizer(symcache_for(target))
+
+
+def load_rules(path=None, top=None):
+    try:
+        return signature.Rules.load(path, top)
+    except signature.RulesError as e:
+        raise InputError(str(e))
