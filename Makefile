@@ -48,6 +48,8 @@ $(BUILD)/bin/casetool: corpus/casetool.c $(CORE_LIB)
 include agents/agent.mk
 include tests/tests.mk
 -include stress/stress.mk
+-include fuzz/fuzz.mk
+-include ci/ci.mk
 
 # make test installs what it needs (ci/install-deps is a no-op when all is there).
 test: deps

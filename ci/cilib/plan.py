@@ -1,0 +1,76 @@
+"""The job list GNU Parallel reads: the preset's specs repeated in rounds.
+
+One line per job, tab-separated: ID KIND SLOT_SECONDS SEED OPTS. The list is
+a pure function of (specs, rounds, campaign seed), and later rounds only
+append lines, so `parallel --resume` (which matches jobs by line number)
+sees the same job under the same number on every run, also when --resume
+extends the budget."""
+import math
+import os
+
+from .preset import opts_string
+
+# Seconds a job takes beyond its slot: JVM start-up and the verdict.
+JOB_OVERHEAD = 4.0
+
+
+def job_seed(campaign_seed, round_no, spec_index):
+    """A seed per job, stable across runs, different for every job."""
+    x = (campaign_seed * 1000003 + round_no * 10007 + spec_index * 7919) & 0x7fffffff
+    x ^= x >> 13
+    x = (x * 0x5bd1e995) & 0x7fffffff
+    return (x ^ (x >> 15)) or 1
+
+
+def rounds_for(specs, budget, reserve, slots, fixed=None):
+    """How many rounds the budget can fill on `slots` parallel job slots.
+    Rounds that do not fit are cut by the deadline, so erring high is safe."""
+    if fixed:
+        return int(fixed)
+    per_round = sum(s['job_time'] + JOB_OVERHEAD for s in specs)
+    capacity = max(0.0, budget - reserve) * max(1, slots)
+    return max(1, int(math.ceil(capacity / per_round)))
+
+
+def jobs(specs, rounds, campaign_seed):
+    """[(id, kind, slot, seed, opts, spec_id, round)] for every job."""
+    out = []
+    for r in range(1, rounds + 1):
+        for i, s in enumerate(specs):
+            out.append(('r%03d-%s' % (r, s['id']), s['kind'], int(round(s['job_time'])),
+                        job_seed(campaign_seed, r, i), opts_string(s['params']), s['id'], r))
+    return out
+
+
+def write_joblist(path, job_rows):
+    tmp = path + '.tmp'
+    with open(tmp, 'w', encoding='utf-8') as f:
+        for j in job_rows:
+            f.write('\t'.join(str(x) for x in j[:5]) + '\n')
+    os.replace(tmp, path)
+
+
+def slots_from_hosts(sshloginfile, local_slots):
+    """Parallel job slots over the hosts of an --sshloginfile: the N of an
+    'N/host' line, else the local count (a guess: parallel asks the host)."""
+    total = 0
+    with open(sshloginfile, encoding='utf-8') as f:
+        for line in f:
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            head = line.split('/', 1)[0]
+            total += int(head) if '/' in line and head.isdigit() else local_slots
+    return max(1, total)
+
+
+def parse_jobs_arg(value, cores):
+    """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here."""
+    v = str(value).strip()
+    if v.endswith('%'):
+        return max(1, int(cores * float(v[:-1]) / 100))
+    if v.startswith('+'):
+        return cores + int(v[1:])
+    if v.startswith('-'):
+        return max(1, cores - int(v[1:]))
+    return max(1, int(v))

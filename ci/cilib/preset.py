@@ -1,0 +1,223 @@
+"""Presets: a campaign's plan and budget, as data (ci/presets/NAME.preset).
+
+A preset is an INI file. [campaign] holds the budget and timing; every other
+section is a job group whose name starts with its kind: stress, libfuzzer or
+afl ("[stress]", "[stress near]", "[libfuzzer asan]"). In a stress section the
+matrix keys take blank-separated alternatives and the plan gets one job per
+combination (scenario x mode x api x interval x mutate x agent x threads); a
+comma list inside one alternative stays together (scenarios that run in one
+JVM, agent options). Fuzzer sections give a number of instances. See
+ci/README.md for every key."""
+import configparser
+import itertools
+import os
+import re
+
+from .util import UsageError, seconds
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PRESET_DIR = os.path.join(HERE, 'presets')
+
+CAMPAIGN_DEFAULTS = {
+    'description': '',
+    'budget': '10m',          # wall time for the jobs and the final triage
+    'job_time': '60s',        # one job's time slot (sections may override)
+    'min_attempt': '4s',      # no attempt (restart) shorter than this
+    'reserve': '5s',          # kept at the end for the final triage and report
+    'halt': 'soon,fail=3',    # GNU Parallel --halt: jobs that could not run
+    'triage_every': '15s',    # incremental triage period
+    'progress_every': '10s',  # progress line period when not on a terminal
+    'rounds': '',             # plan repetitions; default: as many as the budget fills
+    'jobs': '100%',           # GNU Parallel -j on this host
+}
+
+# Matrix keys in the order they vary (the last varies fastest).
+STRESS_MATRIX = ('scenario', 'mode', 'api', 'interval', 'mutate', 'agent', 'threads')
+STRESS_DEFAULTS = {
+    'scenario': 'spin,recursion,inline,deopt', 'mode': 'signal', 'api': 'auto',
+    'interval': '100us', 'mutate': 'none', 'agent': '', 'threads': '2',
+}
+STRESS_FIXED = ('flags', 'job_time', 'heap')
+FUZZ_KEYS = {
+    'libfuzzer': ('instances', 'job_time', 'asan', 'keep_going', 'scenario', 'workers', 'api',
+                  'protect', 'test_plant', 'feedback', 'extra'),
+    'afl': ('instances', 'job_time', 'keep_going', 'scenario', 'workers', 'api', 'protect',
+            'test_plant', 'feedback', 'extra'),
+}
+KINDS = ('stress', 'libfuzzer', 'afl')
+
+MODES = ('signal', 'thread', 'queue')
+APIS = ('auto', 'asgst', 'agct')
+MUTATE_RE = re.compile(r'none|random|near|corpus:\S+')
+INTERVAL_RE = re.compile(r'\d+(ns|us|ms|s)?')
+FLAGS = ('jfr', 'jsig', 'whitebox')
+TOKEN_RE = re.compile(r'[^\s=]+(=[^\s]*)?|')   # no blanks inside a value
+
+
+def find(name_or_path):
+    """A preset name (smoke, premerge, overnight, ...) or a file path."""
+    if os.sep in name_or_path or name_or_path.endswith('.preset') or os.path.exists(name_or_path):
+        path = name_or_path
+    else:
+        path = os.path.join(PRESET_DIR, name_or_path + '.preset')
+    if not os.path.isfile(path):
+        names = sorted(f[:-7] for f in os.listdir(PRESET_DIR) if f.endswith('.preset'))
+        raise UsageError("no preset '%s' (known: %s, or a file path)" % (name_or_path, ', '.join(names)))
+    return os.path.abspath(path)
+
+
+def load(name_or_path):
+    """Reads and checks a preset. Returns {'name', 'path', 'campaign', 'specs'}."""
+    path = find(name_or_path)
+    cp = configparser.ConfigParser(inline_comment_prefixes=('#', ';'), interpolation=None,
+                                   default_section='\0none')
+    cp.optionxform = str
+    try:
+        with open(path, encoding='utf-8') as f:
+            cp.read_file(f)
+    except (OSError, configparser.Error) as e:
+        raise UsageError('preset %s: %s' % (path, str(e).splitlines()[0]))
+    errors = []
+    camp = dict(CAMPAIGN_DEFAULTS)
+    if cp.has_section('campaign'):
+        for k, v in cp.items('campaign'):
+            if k not in CAMPAIGN_DEFAULTS:
+                errors.append("[campaign]: unknown key '%s' (known: %s)" % (k, ', '.join(CAMPAIGN_DEFAULTS)))
+            camp[k] = v.strip()
+    for k in ('budget', 'job_time', 'min_attempt', 'reserve', 'triage_every', 'progress_every'):
+        try:
+            camp[k] = seconds(camp[k])
+        except UsageError as e:
+            errors.append('[campaign] %s: %s' % (k, e))
+    if camp['rounds'] and not re.fullmatch(r'[1-9]\d*', camp['rounds']):
+        errors.append("[campaign] rounds: '%s' is not a positive number" % camp['rounds'])
+    if not re.fullmatch(r'(never|(soon|now),(fail|success|done)=\d+%?)', camp['halt']):
+        errors.append("[campaign] halt: '%s' is not a GNU Parallel --halt value" % camp['halt'])
+    specs = []
+    for section in cp.sections():
+        if section == 'campaign':
+            continue
+        kind = section.split()[0]
+        if kind not in KINDS:
+            errors.append("[%s]: a section name starts with one of %s" % (section, ', '.join(KINDS)))
+            continue
+        items = dict(cp.items(section))
+        expand = _stress if kind == 'stress' else _fuzz
+        specs.extend(expand(section, kind, items, camp, errors))
+    if not specs and not errors:
+        errors.append('the preset has no job sections')
+    if errors:
+        raise UsageError('preset %s:\n  ' % path + '\n  '.join(errors))
+    for n, s in enumerate(specs, 1):
+        s['id'] = '%02d-%s' % (n, s['tag'])
+    return {'name': os.path.basename(path)[:-7] if path.endswith('.preset') else os.path.basename(path),
+            'path': path, 'campaign': camp, 'specs': specs}
+
+
+def _slug(text):
+    return re.sub(r'[^A-Za-z0-9]+', '-', text).strip('-').lower()
+
+
+def _job_time(section, items, camp, errors):
+    try:
+        t = seconds(items['job_time']) if items.get('job_time') else camp['job_time']
+    except UsageError as e:
+        errors.append('[%s] job_time: %s' % (section, e))
+        return camp['job_time']
+    if t < camp['min_attempt']:
+        errors.append('[%s] job_time %gs is shorter than min_attempt %gs' % (section, t, camp['min_attempt']))
+    return t
+
+
+def _check_stress_value(section, key, value, errors):
+    bad = {
+        'mode': lambda v: v not in MODES,
+        'api': lambda v: v not in APIS,
+        'mutate': lambda v: not MUTATE_RE.fullmatch(v),
+        'interval': lambda v: not INTERVAL_RE.fullmatch(v),
+        'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v),
+        'scenario': lambda v: not re.fullmatch(r'[a-z]+(,[a-z]+)*', v),
+        'agent': lambda v: not re.fullmatch(r'[a-z_]+=[^\s,]*(,[a-z_]+=[^\s,]*)*', v),
+    }[key]
+    if bad(value):
+        errors.append("[%s] %s: bad value '%s'" % (section, key, value))
+
+
+def _stress(section, kind, items, camp, errors):
+    for k in items:
+        if k not in STRESS_MATRIX and k not in STRESS_FIXED:
+            errors.append("[%s]: unknown key '%s' (known: %s)"
+                          % (section, k, ', '.join(STRESS_MATRIX + STRESS_FIXED)))
+    axes = []
+    for key in STRESS_MATRIX:
+        raw = items.get(key, STRESS_DEFAULTS[key])
+        values = raw.split() or ['']
+        for v in values:
+            if v:
+                _check_stress_value(section, key, v, errors)
+        axes.append(values)
+    flags = [f for f in items.get('flags', '').replace(',', ' ').split()]
+    for f in flags:
+        if f not in FLAGS:
+            errors.append("[%s] flags: unknown flag '%s' (known: %s)" % (section, f, ', '.join(FLAGS)))
+    heap = items.get('heap', '')
+    if heap and not re.fullmatch(r'\d+[kmgKMG]?', heap):
+        errors.append("[%s] heap: bad value '%s'" % (section, heap))
+    job_time = _job_time(section, items, camp, errors)
+    out = []
+    for combo in itertools.product(*axes):
+        params = dict(zip(STRESS_MATRIX, combo))
+        if flags:
+            params['flags'] = ','.join(flags)
+        if heap:
+            params['heap'] = heap
+        mut = params['mutate'].split(':')[0]
+        out.append({'kind': kind, 'section': section, 'job_time': job_time,
+                    'tag': 'stress-%s-%s' % (params['mode'], mut), 'params': params,
+                    'desc': ' '.join('%s=%s' % (k, v) for k, v in params.items() if v)})
+    return out
+
+
+def _fuzz(section, kind, items, camp, errors):
+    known = FUZZ_KEYS[kind]
+    for k in items:
+        if k not in known:
+            errors.append("[%s]: unknown key '%s' (known: %s)" % (section, k, ', '.join(known)))
+    n = items.get('instances', '1')
+    if not re.fullmatch(r'[1-9]\d*', n):
+        errors.append("[%s] instances: '%s' is not a positive number" % (section, n))
+        n = '1'
+    for k in ('asan', 'keep_going', 'protect', 'feedback'):
+        if items.get(k, '') not in ('', '0', '1'):
+            errors.append("[%s] %s: 0 or 1, got '%s'" % (section, k, items[k]))
+    if items.get('api', '') not in ('',) + APIS:
+        errors.append("[%s] api: bad value '%s'" % (section, items['api']))
+    if items.get('test_plant') and not re.fullmatch(r'0x[0-9a-fA-F]+|\d+', items['test_plant']):
+        errors.append("[%s] test_plant: an address, got '%s'" % (section, items['test_plant']))
+    for k in ('scenario', 'extra'):
+        if ' ' in items.get(k, '').strip():
+            errors.append("[%s] %s: no blanks (separate with commas)" % (section, k))
+    job_time = _job_time(section, items, camp, errors)
+    group = _slug(section)
+    out = []
+    for i in range(int(n)):
+        params = {k: items[k].strip() for k in known
+                  if k not in ('instances', 'job_time') and items.get(k, '').strip()}
+        if kind == 'afl':
+            # Instance 0 is the -M main instance of the group's sync dir, the rest -S.
+            params['role'] = 'M' if i == 0 else 'S'
+            params['name'] = 'main' if i == 0 else 's%d' % i
+            params['group'] = group
+            tag = '%s-%s' % (group, params['name'])
+        else:
+            params['name'] = '%s-%d' % (group, i)
+            tag = params['name']
+        out.append({'kind': kind, 'section': section, 'job_time': job_time, 'tag': tag,
+                    'params': params,
+                    'desc': ' '.join('%s=%s' % (k, v) for k, v in params.items())})
+    return out
+
+
+def opts_string(params):
+    """Params -> the job's OPTS argument: blank-separated key=value."""
+    return ' '.join('%s=%s' % (k, v) for k, v in params.items() if v != '')

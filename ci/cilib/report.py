@@ -1,0 +1,390 @@
+"""The campaign report: triage's report (buckets, plots) plus a campaign
+section (settings, plan, job outcomes, throughput and outcome plots), as
+report.md, report.json and a self-contained report.html in OUT."""
+import html
+import os
+import re
+import shlex
+import time
+
+from .util import hms, iso, read_json, si, write_json, write_text
+
+VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
+                   ('hung', '#8a4fbf'), ('not-run', '#999999'), ('interrupted', '#cccccc'))
+
+STYLE = """
+section{margin-top:1.5em}
+table.kv{width:auto}table.kv th{text-align:right;font-weight:normal;background:#f7f7f7}
+td.num{text-align:right}
+.legend span{display:inline-block;margin-right:1em;font-size:12px}
+.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
+details summary{cursor:pointer;margin:0.5em 0}
+"""
+
+
+def _attempt_dir(path):
+    m = re.search(r'^(.*/results/jobs/[^/]+/g\d+a\d+)/', path or '')
+    return m.group(1) if m else None
+
+
+def _job_of(path):
+    m = re.search(r'/results/jobs/([^/]+)/', path or '')
+    return m.group(1) if m else None
+
+
+def bucket_sources(out):
+    """{signature: {'jobs': [ids], 'attempt_dirs': [dirs], 'reproducer', 'repro'}}
+    from triage's bucket files: which jobs produced each bucket, the smallest
+    saved case, and a command that reruns the first attempt that hit it."""
+    result = {}
+    bdir = os.path.join(out, 'triage', 'buckets')
+    try:
+        sigs = sorted(os.listdir(bdir))
+    except OSError:
+        return result
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    for sig in sigs:
+        b = read_json(os.path.join(bdir, sig, 'bucket.json'), {}) or {}
+        members = sorted(b.get('members', []), key=lambda m: m.get('time') or 0)
+        jobs, dirs = [], []
+        for m in members:
+            path = m.get('path') or ''
+            jid = _job_of(path)
+            if jid and jid not in jobs:
+                jobs.append(jid)
+            d = os.path.dirname(path)
+            if jid and d not in dirs and len(dirs) < 20:
+                dirs.append(d)
+        rep = None
+        if b.get('smallest_case'):
+            rep = os.path.join(bdir, sig, b['smallest_case'].get('file', 'smallest.case'))
+        elif (b.get('representative') or {}).get('copy'):
+            rep = os.path.join(bdir, sig, b['representative']['copy'])
+        repro = None
+        for m in members:
+            d = _attempt_dir(m.get('path') or '')
+            cmd = os.path.join(d, 'cmd') if d else ''
+            if not os.path.isfile(cmd):
+                continue
+            with open(cmd, encoding='utf-8', errors='replace') as f:
+                lines = f.read().strip().splitlines()
+            if lines and not lines[0].startswith('export '):
+                # stress/run: the same workload, options and seed, into a new directory.
+                repro = re.sub(r'--out \S+', '--out repro-%s' % sig, lines[-1], count=1)
+            else:
+                # A fuzzer attempt: replay its input with the harness settings it had.
+                env = [l[len('export '):] for l in lines if l.startswith('export ASGF_')
+                       and not l.startswith('export ASGF_OUT=')]
+                case = m.get('report_file') or m.get('path')
+                if m.get('kind') != 'fuzzer' and m.get('case'):
+                    case = os.path.join(bdir, sig, m['case'])
+                repro = ' '.join(env + [os.path.join(root, 'fuzz', 'replay'), '-n', '1000',
+                                        shlex.quote(case)])
+            break
+        replay = None
+        if b.get('smallest_case') and rep:
+            replay = '%s -n 1000 %s' % (os.path.join(root, 'fuzz', 'replay'), shlex.quote(rep))
+        result[sig] = {'jobs': jobs, 'attempt_dirs': dirs, 'reproducer': rep,
+                       'repro': repro, 'replay': replay, 'title': b.get('title')}
+    return result
+
+
+def spec_rows(specs, jobs):
+    rows = []
+    for s in specs:
+        mine = [j for j in jobs if j['spec'] == s['id']]
+        started = [j for j in mine if j['outcome'] != 'not started']
+        verdicts = {}
+        for j in started:
+            for a in j['attempts']:
+                verdicts[a['verdict']] = verdicts.get(a['verdict'], 0) + 1
+        outcomes = {}
+        for j in started:
+            outcomes[j['outcome']] = outcomes.get(j['outcome'], 0) + 1
+        rows.append({'id': s['id'], 'kind': s['kind'], 'desc': s['desc'], 'job_time': s['job_time'],
+                     'jobs': len(started), 'attempts': sum(verdicts.values()), 'verdicts': verdicts,
+                     'outcomes': outcomes, 'execs': sum(j['execs'] for j in started),
+                     'hosts': sorted({j['host'] for j in started if j.get('host')})})
+    return rows
+
+
+def read_progress(out):
+    rows = []
+    try:
+        with open(os.path.join(out, 'progress.tsv'), encoding='utf-8') as f:
+            head = f.readline().rstrip('\n').split('\t')
+            for line in f:
+                parts = line.rstrip('\n').split('\t')
+                if len(parts) == len(head):
+                    rows.append({k: float(v) for k, v in zip(head, parts)})
+    except (OSError, ValueError):
+        pass
+    return rows
+
+
+def build(out, cfg, state, specs, jobs, java_version=''):
+    triage = read_json(os.path.join(out, 'triage', 'report.json'), None)
+    sources = bucket_sources(out)
+    if triage:
+        for b in triage.get('buckets', []):
+            src = sources.get(b['signature'], {})
+            b['found_by'] = src.get('jobs', [])
+            b['reproducer'] = src.get('reproducer')
+            b['repro_command'] = src.get('repro')
+            b['replay_command'] = src.get('replay')
+    totals = {'jobs_planned': len(jobs), 'jobs_started': 0, 'attempts': 0, 'execs': 0}
+    outcomes, verdicts, hosts = {}, {}, {}
+    for j in jobs:
+        outcomes[j['outcome']] = outcomes.get(j['outcome'], 0) + 1
+        if j['outcome'] == 'not started':
+            continue
+        totals['jobs_started'] += 1
+        totals['execs'] += j['execs']
+        hosts[j.get('host') or '?'] = hosts.get(j.get('host') or '?', 0) + 1
+        for a in j['attempts']:
+            totals['attempts'] += 1
+            verdicts[a['verdict']] = verdicts.get(a['verdict'], 0) + 1
+    totals.update({'outcomes': outcomes, 'verdicts': verdicts, 'hosts': hosts,
+                   'restarts': sum(max(0, len(j['attempts']) - 1) for j in jobs),
+                   'buckets': (triage or {}).get('totals', {}).get('buckets', 0),
+                   'new_buckets': (triage or {}).get('totals', {}).get('new', 0)})
+    return {
+        'generated': iso(), 'out': out,
+        'campaign': {k: cfg.get(k) for k in ('preset', 'preset_path', 'description', 'budget', 'seed',
+                                             'java_home', 'jobs', 'sshloginfile', 'known', 'created',
+                                             'halt', 'job_time', 'min_attempt')},
+        'java_version': java_version, 'state': state, 'totals': totals,
+        'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
+        'triage': triage, 'warnings': state.get('warnings', []),
+    }
+
+
+def write(out, cfg, state, specs, jobs, java_version=''):
+    doc = build(out, cfg, state, specs, jobs, java_version)
+    paths = [os.path.join(out, 'report.md'), os.path.join(out, 'report.json'),
+             os.path.join(out, 'report.html')]
+    write_text(paths[0], markdown(doc))
+    write_json(paths[1], doc)
+    write_text(paths[2], html_page(doc))
+    return paths
+
+
+# --- Markdown ---
+
+def _counts(d):
+    return ', '.join('%s %d' % (k, v) for k, v in sorted(d.items(), key=lambda kv: -kv[1])) or '-'
+
+
+def _md(text):
+    return str(text).replace('|', '\\|').replace('\n', ' ')
+
+
+def markdown(doc):
+    c, t, st = doc['campaign'], doc['totals'], doc['state']
+    lines = ['# Campaign report: %s' % c['preset'], '',
+             '%s after %s of %s. %d of %d planned jobs ran (%d attempts, %d restarts), %s executions; '
+             '%d buckets (%d new).' % (st.get('status', '?').capitalize(), hms(st.get('consumed', 0)),
+                                       hms(c['budget']), t['jobs_started'], t['jobs_planned'],
+                                       t['attempts'], t['restarts'], si(t['execs']), t['buckets'],
+                                       t['new_buckets']), '']
+    if st.get('status') == 'interrupted':
+        lines += ['Interrupted: continue with `ci/campaign --resume --out %s`.' % doc['out'], '']
+    for w in doc.get('warnings', []):
+        lines.append('- warning: %s' % w)
+    lines += ['## Campaign', '', '| setting | value |', '|---|---|']
+    for k, v in (('preset', c['preset']), ('description', c.get('description') or '-'),
+                 ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
+                 ('budget', hms(c['budget'])), ('used', hms(st.get('consumed', 0))),
+                 ('sessions', len(st.get('sessions', []))), ('seed', c['seed']),
+                 ('parallel -j', c['jobs']), ('hosts', _counts(t['hosts'])),
+                 ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
+        lines.append('| %s | %s |' % (k, _md(v)))
+    lines += ['', '## Plan', '', '| plan job | kind | parameters | slot | jobs | attempts | verdicts | execs |',
+              '|---|---|---|---|---|---|---|---|']
+    for r in doc['plan']:
+        lines.append('| %s | %s | %s | %ds | %d | %d | %s | %s |' % (
+            r['id'], r['kind'], _md(r['desc']), r['job_time'], r['jobs'], r['attempts'],
+            _md(_counts(r['verdicts'])), si(r['execs'])))
+    lines += ['', '## Job outcomes', '', '| job | host | outcome | attempts | execs |', '|---|---|---|---|---|']
+    for j in doc['jobs']:
+        if j['outcome'] == 'not started':
+            continue
+        lines.append('| %s | %s | %s | %s | %s |' % (
+            j['id'], _md(_short_host(j.get('host'))), j['outcome'],
+            _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
+    lines += ['']
+    tri = doc.get('triage')
+    if tri:
+        lines += ['## Buckets: where from', '', '| bucket | title | count | status | found by | reproducer | rerun |',
+                  '|---|---|---|---|---|---|---|']
+        for b in tri.get('buckets', []):
+            lines.append('| `%s` | %s | %d | %s | %s | %s | %s |' % (
+                b['signature'], _md(b['title']), b['count'], b.get('status') or '-',
+                _md(', '.join(b.get('found_by', [])[:3]) or '-'), _md(b.get('reproducer') or '-'),
+                '`%s`' % _md(b['repro_command']) if b.get('repro_command') else '-'))
+        lines.append('')
+        md = os.path.join(doc['out'], 'triage', 'report.md')
+        if os.path.isfile(md):
+            with open(md, encoding='utf-8', errors='replace') as f:
+                body = f.read()
+            lines.append(re.sub(r'^(#+) ', lambda m: '#' + m.group(1) + ' ', body, flags=re.M))
+    else:
+        lines.append('No triage report (see triage.log).')
+    return '\n'.join(lines) + '\n'
+
+
+def _short_host(h):
+    if not h:
+        return '-'
+    if h == ':':
+        return 'local'
+    m = re.search(r'(\S+@)?(\S+)$', h)
+    return m.group(2) if m else h
+
+
+# --- HTML ---
+
+def _e(x):
+    return html.escape(str(x), quote=True)
+
+
+def _svg_frame(w, h, body, label, ymax, xlabels):
+    x0, y0, x1, y1 = 50, 10, w - 10, h - 30
+    parts = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" role="img" aria-label="%s">'
+             % (w, h, _e(label)), '<rect x="0" y="0" width="%d" height="%d" fill="#fafafa"/>' % (w, h)]
+    parts += body
+    parts += ['<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (x0, y1, x1, y1),
+              '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333"/>' % (x0, y0, x0, y1),
+              '<text x="%d" y="%d" font-size="10" text-anchor="end">%s</text>' % (x0 - 4, y0 + 8, _e(si(ymax))),
+              '<text x="%d" y="%d" font-size="10" text-anchor="end">0</text>' % (x0 - 4, y1),
+              '<text x="%d" y="%d" font-size="10">%s</text>' % (x0, y1 + 14, _e(xlabels[0])),
+              '<text x="%d" y="%d" font-size="10" text-anchor="end">%s</text>' % (x1, y1 + 14, _e(xlabels[1])),
+              '</svg>']
+    return ''.join(parts)
+
+
+def svg_outcomes(jobs, w=520, h=200):
+    """Attempts ending in each time bin, stacked by verdict."""
+    atts = [a for j in jobs for a in j['attempts']]
+    x0, y0, x1, y1 = 50, 10, w - 10, h - 30
+    if not atts:
+        return _svg_frame(w, h, ['<text x="%d" y="%d" font-size="12">no attempts yet</text>' % (x0 + 10, y0 + 20)],
+                          'attempt outcomes over time', 0, ('', ''))
+    ends = [a['start'] + a['secs'] for a in atts]
+    t0, t1 = min(a['start'] for a in atts), max(ends)
+    nbins = 30
+    span = max(1.0, t1 - t0)
+    bins = [dict() for _ in range(nbins)]
+    for a, e in zip(atts, ends):
+        i = min(nbins - 1, int((e - t0) / span * nbins))
+        bins[i][a['verdict']] = bins[i].get(a['verdict'], 0) + 1
+    ymax = max(1, max(sum(b.values()) for b in bins))
+    bw = (x1 - x0) / nbins
+    body = []
+    for i, b in enumerate(bins):
+        y = y1
+        for verdict, colour in VERDICT_COLOURS:
+            n = b.get(verdict, 0)
+            if not n:
+                continue
+            hh = n / ymax * (y1 - y0)
+            y -= hh
+            body.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s %d</title></rect>'
+                        % (x0 + i * bw + 1, y, bw - 2, hh, colour, verdict, n))
+    return _svg_frame(w, h, body, 'attempt outcomes over time', ymax,
+                      (time.strftime('%H:%M:%S', time.localtime(t0)), time.strftime('%H:%M:%S', time.localtime(t1))))
+
+
+def svg_line(rows, key, label, w=520, h=200, colour='#4a7bd0'):
+    x0, y0, x1, y1 = 50, 10, w - 10, h - 30
+    pts = [(r['elapsed'], r[key]) for r in rows if key in r]
+    if len(pts) < 2:
+        return _svg_frame(w, h, ['<text x="%d" y="%d" font-size="12">not enough samples</text>' % (x0 + 10, y0 + 20)],
+                          label, 0, ('', ''))
+    xmin, xmax = pts[0][0], max(p[0] for p in pts)
+    ymax = max(1.0, max(p[1] for p in pts))
+    xs = max(1e-9, xmax - xmin)
+    coords = ' '.join('%.1f,%.1f' % (x0 + (x - xmin) / xs * (x1 - x0), y1 - y / ymax * (y1 - y0)) for x, y in pts)
+    body = ['<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>' % (colour, coords)]
+    return _svg_frame(w, h, body, label, ymax, (hms(xmin), hms(xmax)))
+
+
+def _triage_html(out):
+    path = os.path.join(out, 'triage', 'report.html')
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            page = f.read()
+    except OSError:
+        return '', '<p>No triage report (see triage.log).</p>'
+    style = ''.join(re.findall(r'<style>(.*?)</style>', page, re.S))
+    m = re.search(r'<body[^>]*>(.*)</body>', page, re.S)
+    body = m.group(1) if m else ''
+    body = re.sub(r'<h2([ >])', r'<h3\1', body).replace('</h2>', '</h3>')
+    body = re.sub(r'<h1([ >])', r'<h2\1', body).replace('</h1>', '</h2>')
+    return style, body
+
+
+def html_page(doc):
+    c, t, st = doc['campaign'], doc['totals'], doc['state']
+    tstyle, tbody = _triage_html(doc['out'])
+    p = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Campaign report: %s</title>'
+         '<style>%s%s</style></head><body>' % (_e(c['preset']), tstyle, STYLE)]
+    p.append('<h1>Campaign report: %s</h1>' % _e(c['preset']))
+    p.append('<p id="summary">%s after %s of %s: %d of %d planned jobs ran (%d attempts, %d restarts), '
+             '%s executions; <b>%d buckets (%d new)</b>.</p>'
+             % (_e(st.get('status', '?').capitalize()), hms(st.get('consumed', 0)), hms(c['budget']),
+                t['jobs_started'], t['jobs_planned'], t['attempts'], t['restarts'], si(t['execs']),
+                t['buckets'], t['new_buckets']))
+    if st.get('status') == 'interrupted':
+        p.append('<p>Interrupted: continue with <code>ci/campaign --resume --out %s</code>.</p>' % _e(doc['out']))
+    for w in doc.get('warnings', []):
+        p.append('<p class="warning">warning: %s</p>' % _e(w))
+    p.append('<section id="campaign"><h2>Campaign</h2><table class="kv" id="campaign-settings">')
+    for k, v in (('preset', c['preset']), ('description', c.get('description') or '-'),
+                 ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
+                 ('budget / used', '%s / %s' % (hms(c['budget']), hms(st.get('consumed', 0)))),
+                 ('sessions', len(st.get('sessions', []))), ('seed', c['seed']), ('parallel -j', c['jobs']),
+                 ('hosts', _counts({_short_host(k): v for k, v in t['hosts'].items()})),
+                 ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
+        p.append('<tr><th>%s</th><td>%s</td></tr>' % (_e(k), _e(v)))
+    p.append('</table>')
+    p.append('<div class="plots">')
+    p.append('<figure><figcaption>Attempt outcomes over time</figcaption>%s<div class="legend">%s</div></figure>'
+             % (svg_outcomes(doc['jobs']),
+                ''.join('<span><i style="background:%s"></i>%s</span>' % (col, v) for v, col in VERDICT_COLOURS)))
+    p.append('<figure><figcaption>Executions per second</figcaption>%s</figure>'
+             % svg_line(doc['progress'], 'execs_per_s', 'executions per second'))
+    p.append('<figure><figcaption>Buckets over time</figcaption>%s</figure>'
+             % svg_line(doc['progress'], 'buckets', 'buckets over time', colour='#d0604a'))
+    p.append('</div>')
+    p.append('<h2>Plan</h2><table id="plan"><thead><tr><th>plan job</th><th>kind</th><th>parameters</th>'
+             '<th>slot</th><th>jobs</th><th>attempts</th><th>verdicts</th><th>execs</th></tr></thead><tbody>')
+    for r in doc['plan']:
+        p.append('<tr><td>%s</td><td>%s</td><td><code>%s</code></td><td class="num">%ds</td><td class="num">%d</td>'
+                 '<td class="num">%d</td><td>%s</td><td class="num">%s</td></tr>'
+                 % (_e(r['id']), _e(r['kind']), _e(r['desc']), r['job_time'], r['jobs'], r['attempts'],
+                    _e(_counts(r['verdicts'])), si(r['execs'])))
+    p.append('</tbody></table>')
+    ran = [j for j in doc['jobs'] if j['outcome'] != 'not started']
+    p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs ran (of %d planned)</summary>'
+             '<table id="jobs"><thead><tr><th>job</th><th>host</th><th>outcome</th><th>attempts</th>'
+             '<th>execs</th></tr></thead><tbody>' % (' open' if len(ran) <= 40 else '', len(ran), len(doc['jobs'])))
+    for j in ran:
+        p.append('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td></tr>'
+                 % (_e(j['outcome'].split()[0]), _e(j['id']), _e(_short_host(j.get('host'))), _e(j['outcome']),
+                    _e(' '.join(a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
+    p.append('</tbody></table></details>')
+    tri = doc.get('triage') or {}
+    if tri.get('buckets'):
+        p.append('<h2>Buckets: where from</h2><table id="bucket-sources"><thead><tr><th>bucket</th><th>found by</th>'
+                 '<th>reproducer</th><th>rerun</th></tr></thead><tbody>')
+        for b in tri['buckets']:
+            found = b.get('found_by', [])
+            p.append('<tr><td>%s<br><code>%s</code></td><td>%d job%s<br><code>%s</code></td><td><code>%s</code></td>'
+                     '<td><code>%s</code></td></tr>'
+                     % (_e(b['title']), _e(b['signature']), len(found), '' if len(found) == 1 else 's',
+                        '<br>'.join(_e(j) for j in found[:3]) + ('<br>...' if len(found) > 3 else ''),
+                        _e(b.get('reproducer') or '-'), _e(b.get('repro_command') or '-')))
+        p.append('</tbody></table>')
+    p.append('</section><section id="triage">%s</section></body></html>\n' % tbody)
+    return ''.join(p)

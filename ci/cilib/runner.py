@@ -1,0 +1,428 @@
+"""The campaign driver: GNU Parallel over the job list, a deadline, triage as
+results arrive, a progress line, Ctrl-C and --resume.
+
+Files in the campaign directory OUT:
+  campaign.json   settings (preset, budget, hosts, seed, VM); fixed at creation
+  plan.json       the expanded plan (specs); fixed at creation
+  jobs.txt        GNU Parallel's input: one job a line (ci/cilib/plan.py)
+  state.json      sessions, budget used, status; rewritten every tick
+  joblog          GNU Parallel --joblog (what --resume reads)
+  parallel.log    GNU Parallel's own messages
+  build.log       output of the make runs
+  progress.tsv    one sample every few seconds (for the plots)
+  results/jobs/ID one directory per job (ci/job): the tree triage reads
+  work/           fuzzer state that outlives a job (corpora, AFL sync dirs)
+  triage/         crash-triage/triage --out (incremental)
+  report.md, report.json, report.html"""
+import ctypes
+import os
+import random
+import shlex
+import signal
+import subprocess
+import sys
+import time
+
+from . import plan as planlib
+from . import report, scan
+from .preflight import build, check_hosts_file, check_java
+from .util import UsageError, hms, iso, read_json, si, write_json
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+EXIT_DONE, EXIT_NOT_RUN, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 2, 3, 130
+# Seconds after the deadline before jobs still running are stopped: room for
+# stress/run to detect a hang in the last attempt (its limit is the run time
+# + 30 s + a quarter) and dump the threads.
+GRACE = 45
+TICK = 0.5
+
+
+def _child_setup():
+    """In GNU Parallel's process: its own session (the terminal's Ctrl-C is
+    ours to handle) and SIGTERM when the runner dies."""
+    os.setsid()
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)   # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class Campaign:
+    def __init__(self, out, quiet=False, log=sys.stderr):
+        self.out = os.path.abspath(out)
+        self.quiet = quiet
+        self.log = log
+        self.interrupts = 0
+        self.triage_proc = None
+        self.tty = hasattr(log, 'isatty') and log.isatty()
+
+    # --- files ---
+    def path(self, *p):
+        return os.path.join(self.out, *p)
+
+    def say(self, msg):
+        if self.tty:
+            self.log.write('\r\033[K')
+        self.log.write('campaign: %s\n' % msg)
+        self.log.flush()
+
+    # --- creation and resumption ---
+    def create(self, preset, opts):
+        if os.path.exists(self.path('campaign.json')):
+            raise UsageError('%s already holds a campaign: use --resume to continue it, '
+                             'or another --out' % self.out)
+        os.makedirs(self.path('results', 'jobs'), exist_ok=True)
+        os.makedirs(self.path('work'), exist_ok=True)
+        camp = preset['campaign']
+        budget = opts.budget if opts.budget is not None else camp['budget']
+        cfg = {
+            'preset': preset['name'], 'preset_path': preset['path'],
+            'description': camp['description'], 'budget': budget,
+            'job_time': camp['job_time'], 'min_attempt': camp['min_attempt'],
+            'reserve': min(camp['reserve'], budget / 4), 'halt': camp['halt'],
+            'triage_every': camp['triage_every'], 'progress_every': camp['progress_every'],
+            'rounds_fixed': camp['rounds'], 'jobs': opts.jobs or camp['jobs'],
+            'seed': opts.seed if opts.seed is not None else random.SystemRandom().randrange(1, 1 << 30),
+            'java_home': opts.java_home, 'known': os.path.abspath(opts.known) if opts.known else None,
+            'sshloginfile': os.path.abspath(opts.sshloginfile) if opts.sshloginfile else None,
+            'remote_root': opts.remote_root or ROOT,
+            'remote_out': opts.remote_out or 'asgf-campaign/%s' % os.path.basename(self.out),
+            'shared': bool(opts.shared), 'created': iso(), 'root': ROOT,
+            'cores': os.cpu_count() or 1,
+        }
+        return cfg
+
+    def start(self, preset, opts):
+        """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
+        if preset is not None:
+            cfg = self.create(preset, opts)
+            specs = preset['specs']
+            state = {'sessions': [], 'consumed': 0.0, 'status': 'new', 'warnings': []}
+        else:
+            cfg = read_json(self.path('campaign.json'))
+            specs = read_json(self.path('plan.json'))
+            state = read_json(self.path('state.json'))
+            if not cfg or specs is None or state is None:
+                raise UsageError('%s holds no campaign to resume (campaign.json, plan.json, '
+                                 'state.json)' % self.out)
+            self._check_not_running()
+            for key in ('budget', 'jobs', 'java_home', 'sshloginfile', 'known'):
+                v = getattr(opts, key, None)
+                if v is not None:
+                    cfg[key] = os.path.abspath(v) if key in ('sshloginfile', 'known') else v
+        self.cfg, self.state = cfg, state
+        self.java_version = check_java(cfg['java_home'])
+        if cfg['sshloginfile']:
+            check_hosts_file(cfg['sshloginfile'])
+        if preset is not None:
+            specs, warnings = build(ROOT, specs, cfg['java_home'], self.path('build.log'),
+                                    do_build=not opts.no_build)
+            state['warnings'] = warnings
+            for w in warnings:
+                self.say('warning: ' + w)
+            write_json(self.path('plan.json'), specs)
+            write_json(self.path('campaign.json'), cfg)
+        elif not opts.no_build:
+            build(ROOT, specs, cfg['java_home'], self.path('build.log'))
+        self.specs = specs
+        return self.run(dry_run=opts.dry_run)
+
+    def _check_not_running(self):
+        for name in ('runner.pid', 'parallel.pid'):
+            try:
+                pid = int(open(self.path(name)).read().strip())
+            except (OSError, ValueError):
+                continue
+            try:
+                os.kill(pid, 0)
+                cmdline = open('/proc/%d/cmdline' % pid, 'rb').read()
+            except OSError:
+                continue
+            if b'campaign' in cmdline or b'parallel' in cmdline:
+                raise UsageError('the campaign in %s is still running (pid %d)' % (self.out, pid))
+
+    # --- the job list ---
+    def slots(self):
+        local = planlib.parse_jobs_arg(self.cfg['jobs'], self.cfg['cores'])
+        if self.cfg['sshloginfile']:
+            return planlib.slots_from_hosts(self.cfg['sshloginfile'], local)
+        return local
+
+    def job_rows(self):
+        cfg = self.cfg
+        rounds = planlib.rounds_for(self.specs, cfg['budget'], cfg['reserve'], self.slots(),
+                                    cfg['rounds_fixed'])
+        old = self.state.get('rounds', 0)
+        rounds = max(rounds, old)          # a resumed list only grows
+        self.state['rounds'] = rounds
+        return planlib.jobs(self.specs, rounds, cfg['seed'])
+
+    # --- running ---
+    def parallel_argv(self, resume):
+        cfg = self.cfg
+        q = shlex.quote
+        local_root, remote_root = ROOT, cfg['remote_root']
+        command = ('if [ -z "$PARALLEL_SSHLOGIN" ] || [ "$PARALLEL_SSHLOGIN" = : ]; '
+                   'then r=%s; else r=%s; fi; exec "$r/ci/job" {1} {2} {3} {4} {5}'
+                   % (q(local_root), q(remote_root)))
+        slot_max = max(s['job_time'] for s in self.specs)
+        argv = ['parallel', '--joblog', self.path('joblog'), '-a', self.path('jobs.txt'),
+                '--colsep', '\t', '-j', str(cfg['jobs']), '--halt', cfg['halt'],
+                '--timeout', str(int(slot_max * 1.25 + 30 + 60)), '--line-buffer']
+        if resume:
+            argv.append('--resume')
+        if cfg['sshloginfile']:
+            argv += ['--sshloginfile', cfg['sshloginfile'], '--retries', '2']
+            for var in ('ASGFCI_DEADLINE', 'ASGFCI_OUT', 'ASGFCI_SHARED',
+                        'ASGFCI_GEN', 'ASGFCI_MIN_ATTEMPT', 'JAVA_HOME'):
+                argv += ['--env', var]
+            if not cfg['shared']:
+                # Remote jobs run in --workdir and pack their directory; the pack
+                # comes back to OUT/results/jobs/ and is removed there.
+                argv += ['--workdir', cfg['remote_out'], '--return', 'results/jobs/{1}.tgz', '--cleanup']
+        argv.append(command)
+        return argv
+
+    def run(self, dry_run=False):
+        cfg, state = self.cfg, self.state
+        rows = self.job_rows()
+        planlib.write_joblist(self.path('jobs.txt'), rows)
+        remaining = cfg['budget'] - state['consumed']
+        gen = len(state['sessions'])
+        resume = gen > 0
+        if remaining < cfg['min_attempt'] + cfg['reserve']:
+            self.say('the budget (%s) is used up; reporting only' % hms(cfg['budget']))
+            state['status'] = 'done'
+            write_json(self.path('state.json'), state)
+            return self.finish(rows, EXIT_DONE)
+        t0 = time.time()
+        deadline = t0 + remaining - cfg['reserve']
+        env = dict(os.environ, ASGFCI_DEADLINE=str(int(deadline)), ASGFCI_OUT=self.out,
+                   ASGFCI_SHARED='1' if cfg['shared'] else '0',
+                   ASGFCI_GEN=str(gen), ASGFCI_MIN_ATTEMPT=str(int(cfg['min_attempt'])),
+                   JAVA_HOME=cfg['java_home'])
+        argv = self.parallel_argv(resume)
+        self.say('%s %s: %d plan jobs x %d rounds on %d slots, budget %s (%s left), seed %d, out %s'
+                 % ('resuming' if resume else 'starting', cfg['preset'], len(self.specs),
+                    state['rounds'], self.slots(), hms(cfg['budget']), hms(remaining), cfg['seed'], self.out))
+        if dry_run:
+            write_json(self.path('state.json'), state)    # --resume can start it
+            print(' '.join(shlex.quote(a) for a in argv))
+            return EXIT_DONE
+        session = {'gen': gen, 'start': t0, 'end': None, 'status': 'running'}
+        state['sessions'].append(session)
+        state['status'] = 'running'
+        consumed0 = state['consumed']
+        write_json(self.path('state.json'), state)
+        with open(self.path('runner.pid'), 'w') as f:
+            f.write('%d\n' % os.getpid())
+
+        old_int = signal.signal(signal.SIGINT, self._on_signal)
+        old_term = signal.signal(signal.SIGTERM, self._on_signal)
+        plog = open(self.path('parallel.log'), 'ab')
+        proc = subprocess.Popen(argv, cwd=self.out, env=env, stdin=subprocess.DEVNULL,
+                                stdout=plog, stderr=subprocess.STDOUT, preexec_fn=_child_setup)
+        with open(self.path('parallel.pid'), 'w') as f:
+            f.write('%d\n' % proc.pid)
+        self.scanner = scan.Scanner(self.out)
+        self.triage_proc = None
+        self.next_triage = t0 + min(cfg['triage_every'], 5)
+        self.rate = Rate()
+        self.buckets = self._bucket_counts()
+        last_progress = last_sample = 0.0
+        hup_at = deadline - cfg['min_attempt']
+        grace = GRACE + max(s['job_time'] for s in self.specs) / 4
+        hup_sent = term_sent = False
+        stop_sent_at = None
+        interrupted_handled = False
+        while proc.poll() is None:
+            time.sleep(TICK)
+            now = time.time()
+            state['consumed'] = consumed0 + (now - t0)
+            if self.interrupts and not interrupted_handled:
+                interrupted_handled = True
+                self.say('interrupted: stopping the jobs (results so far are kept; '
+                         'continue with --resume)')
+                proc.send_signal(signal.SIGINT)
+                stop_sent_at = now
+            if self.interrupts > 1 or (stop_sent_at and now - stop_sent_at > 20):
+                proc.kill()
+            if not hup_sent and now >= hup_at:
+                proc.send_signal(signal.SIGHUP)      # GNU Parallel: start no new jobs
+                hup_sent = True
+            if not term_sent and now >= deadline + grace:
+                self.say('deadline passed %ds ago: stopping the jobs still running' % grace)
+                proc.terminate()
+                term_sent, stop_sent_at = True, now
+            if cfg['sshloginfile'] and not cfg['shared']:
+                scan.unpack_returned(self.out)
+            self._triage_tick(now, final=False)
+            snap = None
+            if now - last_sample >= 2:
+                snap = self.scanner.snapshot()
+                self.rate.add(now, snap['execs'])
+                last_sample = now
+                write_json(self.path('state.json'), state)
+                self._sample(now - t0 + consumed0, snap)
+            every = 1 if self.tty else cfg['progress_every']
+            if not self.quiet and now - last_progress >= every:
+                snap = snap or self.scanner.snapshot()
+                self._progress(state['consumed'], snap)
+                last_progress = now
+        plog.close()
+        signal.signal(signal.SIGINT, self._on_signal_late)
+        signal.signal(signal.SIGTERM, self._on_signal_late)
+        now = time.time()
+        state['consumed'] = consumed0 + (now - t0)
+        session['end'] = now
+        session['parallel_exit'] = proc.returncode
+        if self.interrupts:
+            status, code = 'interrupted', EXIT_INTERRUPTED
+        else:
+            status, code = 'done', EXIT_DONE
+        session['status'] = state['status'] = status
+        write_json(self.path('state.json'), state)
+        for name in ('runner.pid', 'parallel.pid'):
+            try:
+                os.unlink(self.path(name))
+            except OSError:
+                pass
+        signal.signal(signal.SIGINT, old_int)
+        signal.signal(signal.SIGTERM, old_term)
+        return self.finish(rows, code)
+
+    def _on_signal(self, signum, frame):
+        self.interrupts += 1
+
+    def _on_signal_late(self, signum, frame):
+        self.interrupts += 1
+        if self.interrupts > 1:
+            raise KeyboardInterrupt
+
+    # --- triage ---
+    def triage_argv(self):
+        argv = [os.path.join(ROOT, 'crash-triage', 'triage'), '--out', self.path('triage'), '-q']
+        if self.cfg.get('known'):
+            argv += ['--known', self.cfg['known']]
+        return argv + [self.path('results')]
+
+    def _triage_tick(self, now, final):
+        p = self.triage_proc
+        if p is not None and p.poll() is not None:
+            self.triage_proc = None
+            self.buckets = self._bucket_counts()
+            self.next_triage = now + self.cfg['triage_every']
+        if self.triage_proc is None and now >= self.next_triage and not final:
+            log = open(self.path('triage.log'), 'ab')
+            self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
+                                                stdin=subprocess.DEVNULL)
+            log.close()
+
+    def _bucket_counts(self):
+        r = read_json(self.path('triage', 'report.json'), {}) or {}
+        t = r.get('totals', {})
+        return {'buckets': t.get('buckets', 0), 'new': t.get('new', 0), 'reports': t.get('reports', 0)}
+
+    def final_triage(self):
+        if self.triage_proc is not None:
+            try:
+                self.triage_proc.wait(timeout=300)
+            except subprocess.TimeoutExpired:
+                self.triage_proc.kill()
+        with open(self.path('triage.log'), 'ab') as log:
+            p = subprocess.run(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
+        self.buckets = self._bucket_counts()
+        return p.returncode
+
+    # --- progress ---
+    def _progress(self, consumed, snap):
+        done = len(scan.read_joblog(self.path('joblog')))
+        b = self.buckets
+        line = ('%s/%s jobs %d done %d running | execs/s %s | crashes %d hangs %d faults %d | '
+                'buckets %d (%d new)' % (hms(consumed), hms(self.cfg['budget']), done, snap['running'],
+                                         si(self.rate.per_second()), snap['crashed'], snap['hung'],
+                                         snap['faults'], b['buckets'], b['new']))
+        if self.tty:
+            self.log.write('\r\033[Kcampaign: ' + line)
+            self.log.flush()
+        else:
+            self.say(line)
+
+    def _sample(self, elapsed, snap):
+        path = self.path('progress.tsv')
+        new = not os.path.exists(path)
+        with open(path, 'a', encoding='utf-8') as f:
+            if new:
+                f.write('time\telapsed\tjobs_done\trunning\texecs\texecs_per_s\tcrashed\thung\tfaults\tbuckets\tnew\n')
+            f.write('%d\t%.1f\t%d\t%d\t%d\t%.1f\t%d\t%d\t%d\t%d\t%d\n' % (
+                time.time(), elapsed, len(scan.read_joblog(self.path('joblog'))), snap['running'],
+                snap['execs'], self.rate.per_second(), snap['crashed'], snap['hung'], snap['faults'],
+                self.buckets['buckets'], self.buckets['new']))
+
+    # --- the end ---
+    def finish(self, rows, code):
+        if self.tty:
+            self.log.write('\n')
+        interrupted_twice = self.interrupts > 1
+        scan.unpack_returned(self.out)
+        if self.cfg.get('sshloginfile') and not self.cfg.get('shared'):
+            # --workdir made this (empty) directory here too, for the local slots.
+            try:
+                os.removedirs(os.path.join(self.out, self.cfg['remote_out']))
+            except OSError:
+                pass
+        if not interrupted_twice:
+            self.say('triage of %s' % self.path('results'))
+            try:
+                self.final_triage()
+            except KeyboardInterrupt:
+                interrupted_twice = True
+        if hasattr(self, 'scanner') and not interrupted_twice:
+            self._sample(self.state['consumed'], self.scanner.snapshot())   # the final counts, for the plots
+        jobs = scan.job_outcomes(self.out, rows)
+        started = [j for j in jobs if j['outcome'] != 'not started']
+        not_run = [j for j in jobs if j['outcome'] == 'not run']
+        if started and len(not_run) == len(started) and code == EXIT_DONE:
+            code = EXIT_NOT_RUN
+        elif not_run and code == EXIT_DONE:
+            code = EXIT_PARTIAL
+        paths = report.write(self.out, self.cfg, self.state, self.specs, jobs,
+                             java_version=getattr(self, 'java_version', ''))
+        b = self._bucket_counts()
+        counts = {}
+        for j in jobs:
+            counts[j['outcome']] = counts.get(j['outcome'], 0) + 1
+        self.say('%s after %s: %s; %d buckets (%d new)%s' % (
+            self.state['status'], hms(self.state['consumed']),
+            ', '.join('%d %s' % (n, k) for k, n in sorted(counts.items())), b['buckets'], b['new'],
+            '; resume with: ci/campaign --resume --out %s' % shlex.quote(self.out)
+            if self.state['status'] == 'interrupted' else ''))
+        halted = [x for x in self.state.get('sessions', []) if x.get('parallel_exit') not in (None, 0, 255)]
+        if halted and not_run:
+            self.say('GNU Parallel stopped starting jobs (halt policy %s)' % self.cfg['halt'])
+        if not_run:
+            self.say('%d jobs could not run, e.g. %s: see %s' % (
+                len(not_run), not_run[0]['id'],
+                os.path.join(self.out, 'results', 'jobs', not_run[0]['id'], 'job.log')))
+        for p in paths:
+            print('report: %s' % p)
+        sys.stdout.flush()
+        return code
+
+
+class Rate:
+    """Executions per second over the last ~20 s."""
+    def __init__(self):
+        self.samples = []
+
+    def add(self, t, n):
+        self.samples.append((t, n))
+        while len(self.samples) > 2 and self.samples[-1][0] - self.samples[0][0] > 20:
+            self.samples.pop(0)
+
+    def per_second(self):
+        if len(self.samples) < 2:
+            return 0.0
+        (t0, n0), (t1, n1) = self.samples[0], self.samples[-1]
+        return max(0.0, (n1 - n0) / (t1 - t0)) if t1 > t0 else 0.0

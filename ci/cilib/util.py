@@ -1,0 +1,79 @@
+"""Small helpers shared by the campaign modules: durations, JSON files, time."""
+import json
+import os
+import re
+import time
+
+_UNITS = {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, 'd': 86400}
+
+
+class UsageError(Exception):
+    """A bad option, preset or plan: reported as one line, exit status 2."""
+
+
+def seconds(text):
+    """'90', '90s', '10m', '8h', '1h30m', '500ms' -> seconds (float)."""
+    t = str(text).strip()
+    if re.fullmatch(r'\d+(\.\d+)?', t):
+        return float(t)
+    parts = re.findall(r'(\d+(?:\.\d+)?)(ms|s|m|h|d)', t)
+    if not parts or ''.join(n + u for n, u in parts) != t:
+        raise UsageError("'%s' is not a duration (e.g. 60s, 10m, 8h, 1h30m)" % text)
+    return sum(float(n) * _UNITS[u] for n, u in parts)
+
+
+def hms(secs):
+    """Seconds -> 'H:MM:SS' or 'M:SS'."""
+    secs = int(max(0, round(secs)))
+    h, rest = divmod(secs, 3600)
+    m, s = divmod(rest, 60)
+    return '%d:%02d:%02d' % (h, m, s) if h else '%d:%02d' % (m, s)
+
+
+def si(n):
+    """1234567 -> '1.2M'."""
+    n = float(n)
+    for unit, div in (('G', 1e9), ('M', 1e6), ('k', 1e3)):
+        if abs(n) >= div:
+            return '%.1f%s' % (n / div, unit)
+    return '%d' % n if n == int(n) else '%.1f' % n
+
+
+def iso(ts=None):
+    return time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(time.time() if ts is None else ts))
+
+
+def read_json(path, default=None):
+    try:
+        with open(path, encoding='utf-8') as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def write_json(path, data):
+    """Atomic: readers never see half a file."""
+    tmp = '%s.tmp.%d' % (path, os.getpid())
+    with open(tmp, 'w', encoding='utf-8') as f:
+        json.dump(data, f, indent=2, sort_keys=True)
+        f.write('\n')
+    os.replace(tmp, path)
+
+
+def write_text(path, text):
+    tmp = '%s.tmp.%d' % (path, os.getpid())
+    with open(tmp, 'w', encoding='utf-8') as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def tail(path, nbytes=8192):
+    """The last nbytes of a file as text ('' if unreadable)."""
+    try:
+        with open(path, 'rb') as f:
+            f.seek(0, os.SEEK_END)
+            size = f.tell()
+            f.seek(max(0, size - nbytes))
+            return f.read().decode('utf-8', 'replace')
+    except OSError:
+        return ''

@@ -1,0 +1,162 @@
+#!/usr/bin/env bash
+# Campaign runner without a JVM: presets, plans, the job list, make
+# variables, JUnit output, unpacking returned jobs, usage errors, and the
+# pre-merge check's exit 2 for an unusable JAVA_HOME.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+# Every shipped preset loads; --list names them.
+out=$(ci/campaign --list 2>&1); rc=$?
+ok $(( rc != 0 )) "ci/campaign --list exits 0"
+for p in smoke premerge overnight; do
+  printf '%s\n' "$out" | grep -q "^$p " ; ok $? "preset $p is listed"
+done
+
+py() { PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=ci python3 - "$@"; }
+
+# The matrix: one plan job per combination, ids unique, budgets as data.
+py <<'EOF' >"$d/plan.out" 2>&1; ok $? "presets expand into the expected plans"
+from cilib import preset
+s = preset.load('smoke'); p = preset.load('premerge'); o = preset.load('overnight')
+assert s['campaign']['budget'] == 60 and p['campaign']['budget'] == 600 and o['campaign']['budget'] == 8 * 3600
+stress = [x for x in p['specs'] if x['section'] == 'stress']
+assert len(stress) == 3 * 3, len(stress)                     # 3 scenario groups x 3 modes
+assert {x['params']['mode'] for x in stress} == {'signal', 'thread', 'queue'}
+afl = [x for x in p['specs'] if x['kind'] == 'afl']
+assert [x['params']['role'] for x in afl] == ['M', 'S'] and afl[0]['params']['name'] == 'main'
+for pr in (s, p, o):
+    ids = [x['id'] for x in pr['specs']]
+    assert len(ids) == len(set(ids)), ids
+print('ok')
+EOF
+
+# Job list: deterministic, and a bigger budget only appends rounds.
+py <<'EOF' >"$d/jobs.out" 2>&1; ok $? "job list is stable and grows by appending"
+from cilib import preset, plan
+s = preset.load('premerge')['specs']
+r1 = plan.rounds_for(s, 600, 15, 2)
+a = plan.jobs(s, r1, 42)
+b = plan.jobs(s, r1, 42)
+c = plan.jobs(s, plan.rounds_for(s, 3600, 15, 2), 42)
+assert a == b and len(c) > len(a) and c[:len(a)] == a
+assert len({j[0] for j in c}) == len(c)                       # ids unique
+assert len({j[3] for j in c}) == len(c)                       # seeds differ
+assert plan.jobs(s, 1, 43)[0][3] != a[0][3]                   # campaign seed matters
+print('ok')
+EOF
+
+# Preset errors name the section and key, exit 2.
+cat >"$d/bad.preset" <<'EOF'
+[campaign]
+budget = 1x
+[stress]
+scenario = spin
+mode = signal sideways
+colour = blue
+[libfuzzer]
+instances = two
+EOF
+err=$(ci/campaign --preset "$d/bad.preset" --out "$d/bad" 2>&1); rc=$?
+ok $(( rc != 2 )) "a bad preset exits 2 (got $rc)"
+for want in "budget" "mode: bad value 'sideways'" "unknown key 'colour'" "instances: 'two'"; do
+  printf '%s\n' "$err" | grep -qF "$want"; ok $? "bad preset error names: $want"
+done
+ci/campaign --preset nosuch --out "$d/x" >/dev/null 2>&1; ok $(( $? != 2 )) "unknown preset name exits 2"
+ci/campaign --resume >/dev/null 2>&1; ok $(( $? != 2 )) "--resume without --out exits 2"
+
+# --dry-run writes the plan and shows the GNU Parallel command.
+cat >"$d/tiny.preset" <<'EOF'
+[campaign]
+budget = 30s
+job_time = 10s
+[stress]
+scenario = spin recursion
+mode = signal thread
+EOF
+out=$(ci/campaign --preset "$d/tiny.preset" --out "$d/dry" --dry-run --no-build --seed 7 -j 2 2>&1); rc=$?
+ok $rc "--dry-run exits 0"
+n=$(wc -l <"$d/dry/jobs.txt")
+ok $(( n < 4 )) "dry run wrote jobs.txt (4 plan jobs x rounds: $n lines)"
+for w in --joblog --halt --timeout "-j 2"; do
+  printf '%s\n' "$out" | grep -q -- "$w"; ok $? "parallel command has $w"
+done
+ci/campaign --preset "$d/tiny.preset" --out "$d/dry" --no-build >/dev/null 2>&1
+ok $(( $? != 2 )) "a second campaign in the same --out is refused (use --resume)"
+
+# make: only variables the user gave reach the runner; default goal kept.
+mk=(make -s -f Makefile)
+grep -q 'ci/ci.mk' Makefile || mk+=(-f ci/ci.mk)
+[ -f fuzz/fuzz.mk ] && ! grep -q 'fuzz/fuzz.mk' Makefile && mk+=(-f fuzz/fuzz.mk)
+cmd=$("${mk[@]}" -n campaign 2>&1)
+printf '%s\n' "$cmd" | grep -q 'ci/campaign --preset smoke' && ! printf '%s\n' "$cmd" | grep -q -- '--budget\|--out'
+ok $? "make campaign passes no budget or out unless given (fuzz.mk defaults ignored)"
+cmd=$("${mk[@]}" -n campaign PRESET=overnight DURATION=8h OUT=o JOBS=4 2>&1)
+printf '%s\n' "$cmd" | grep -q -- '--preset overnight .*--budget 8h --out "o" -j 4'
+ok $? "make campaign DURATION/OUT/JOBS reach the runner"
+cmd=$("${mk[@]}" -n premerge JAVA_HOME=/vm BUDGET=10m KNOWN=k.txt 2>&1)
+printf '%s\n' "$cmd" | tr -s ' \\\n' ' ' | grep -q -- 'ci/premerge --java-home "/vm" --budget 10m --known "k.txt"'
+ok $? "make premerge JAVA_HOME/BUDGET/KNOWN reach ci/premerge"
+goal=$(make -s -f ci/ci.mk -f Makefile -n 2>&1 | head -1)
+printf '%s\n' "$goal" | grep -q 'ci/campaign'; ok $(( $? == 0 )) "including ci/ci.mk first keeps the default goal"
+
+# JUnit writer: well-formed, counts match, control characters dropped.
+py <<'EOF' >"$d/junit.out" 2>&1; ok $? "JUnit XML parses with the expected counts"
+import xml.etree.ElementTree as ET
+from cilib import junit
+s = junit.Suite('t.plan', properties={'k': 'v'})
+s.add(junit.Case('t.plan', 'passes', 1.5))
+s.add(junit.Case('t.plan', 'fails\x01')).fail('new bucket: a < b', 'new-bucket', 'text\x07')
+s.add(junit.Case('t.plan', 'errs')).error('not run', 'not-run')
+s.add(junit.Case('t.plan', 'skips')).skip('budget')
+root = ET.fromstring(junit.to_xml([s, junit.Suite('empty')]))
+assert root.tag == 'testsuites' and root.get('tests') == '4' and root.get('failures') == '1'
+suite = root.find('testsuite')
+assert (suite.get('errors'), suite.get('skipped')) == ('1', '1')
+cases = suite.findall('testcase')
+assert [c.get('name') for c in cases] == ['passes', 'fails', 'errs', 'skips']
+assert cases[1].find('failure').get('type') == 'new-bucket'
+assert cases[2].find('error') is not None and cases[3].find('skipped') is not None
+assert root.findall('testsuite')[1].get('tests') == '0'
+print('ok')
+EOF
+
+# A job directory returned from another host is unpacked and merged with
+# what this host had for the same job (an interrupted local attempt).
+mkdir -p "$d/u/results/jobs/r001-x/g0a1" "$d/pack/r001-x/g1a1"
+printf 'gen\tattempt\tseed\tverdict\trc\tstart\tsecs\texecs\tdir\n0\t1\t5\tinterrupted\t143\t1\t2\t3\tg0a1\n' >"$d/u/results/jobs/r001-x/attempts.tsv"
+echo local >"$d/u/results/jobs/r001-x/job.log"
+printf 'gen\tattempt\tseed\tverdict\trc\tstart\tsecs\texecs\tdir\n1\t1\t6\tcrashed\t2\t9\t2\t0\tg1a1\n' >"$d/pack/r001-x/attempts.tsv"
+echo remote >"$d/pack/r001-x/job.log"; echo x >"$d/pack/r001-x/g1a1/hs_err_pid1.log"
+tar czf "$d/u/results/jobs/r001-x.tgz" -C "$d/pack" r001-x
+py "$d/u" <<'EOF' >"$d/unpack.out" 2>&1; ok $? "returned job packs are unpacked and merged"
+import os, sys
+from cilib import scan
+out = sys.argv[1]
+assert scan.unpack_returned(out) == 1
+jd = os.path.join(out, 'results', 'jobs', 'r001-x')
+rows = scan.read_attempts(os.path.join(jd, 'attempts.tsv'))
+assert [(r['gen'], r['verdict']) for r in rows] == [('0', 'interrupted'), ('1', 'crashed')], rows
+assert open(os.path.join(jd, 'job.log')).read() == 'local\nremote\n'
+assert os.path.isfile(os.path.join(jd, 'g1a1', 'hs_err_pid1.log'))
+assert not os.path.exists(jd + '.tgz')
+print('ok')
+EOF
+
+# corpus-merge never writes into the hand-written seeds.
+ci/corpus-merge --out corpus/seeds "$d" >/dev/null 2>&1; ok $(( $? != 2 )) "corpus-merge refuses corpus/seeds"
+
+# premerge: an unusable JAVA_HOME is exit 2, with JUnit saying why.
+ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?
+ok $(( rc != 2 )) "premerge with a missing JAVA_HOME exits 2 (got $rc)"
+mkdir -p "$d/broken/bin"; printf '#!/bin/sh\necho "Error: broken VM" >&2\nexit 1\n' >"$d/broken/bin/java"; chmod +x "$d/broken/bin/java"
+ci/premerge --java-home "$d/broken" --out "$d/pm2" -q >"$d/pm2.out" 2>&1; rc=$?
+ok $(( rc != 2 )) "premerge with a VM whose java fails exits 2 (got $rc)"
+python3 - "$d/pm2/junit.xml" <<'EOF'; ok $? "premerge exit-2 JUnit has one errored setup test case"
+import sys, xml.etree.ElementTree as ET
+r = ET.parse(sys.argv[1]).getroot()
+cases = r.findall('./testsuite/testcase')
+assert len(cases) == 1 and cases[0].find('error') is not None and r.get('errors') == '1'
+assert 'broken VM' in cases[0].find('error').get('message')
+EOF
+tap_done

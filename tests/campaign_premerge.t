@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# ci/premerge: exit 1 with an empty known list when crashes occur (title,
+# reproducer and repro command printed), exit 0 when every bucket is known,
+# exit 2 when JAVA_HOME is unusable; JUnit XML with one test case per plan
+# job and per new bucket; a Markdown summary.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+# Crashes (protect=0: hs_err) and faults caught under protection (records).
+cat >"$d/crashing.preset" <<'EOF'
+[campaign]
+budget = 30s
+job_time = 7s
+min_attempt = 3s
+rounds = 1
+triage_every = 5s
+
+[stress planted]
+scenario = spin
+agent = test_plant=0x10,protect=0
+
+[stress caught]
+scenario = spin recursion
+agent = test_plant=0x10
+
+[stress clean]
+scenario = park
+EOF
+: >"$d/known-empty.txt"
+ci/premerge --preset "$d/crashing.preset" --known "$d/known-empty.txt" --out "$d/pm1" --no-build -q -j 2 \
+  >"$d/pm1.out" 2>&1; rc=$?
+ok $(( rc != 1 )) "premerge with an empty known list and crashes exits 1 (got $rc)"
+grep -q 'NEW bucket' "$d/pm1.out"; ok $? "it announces the new buckets"
+grep -q '^  title: SIGSEGV in forte_fill_call_trace_given_top' "$d/pm1.out"; ok $? "it prints the new bucket's title"
+rep=$(sed -n 's/^ *reproducer: //p' "$d/pm1.out" | head -1)
+ok "$([ -n "$rep" ] && [ -f "$rep" ]; echo $?)" "it prints a reproducer path that exists ($rep)"
+grep -q '^ *repro command: .*stress/run .*--agent .*seed=' "$d/pm1.out"; ok $? "it prints a repro command with the seed"
+
+python3 - "$d/pm1" <<'EOF' >"$d/junit1.out" 2>&1
+import json, sys, xml.etree.ElementTree as ET
+out = sys.argv[1]
+root = ET.parse(out + '/junit.xml').getroot()
+assert root.tag == 'testsuites', root.tag
+suites = {s.get('name'): s for s in root.findall('testsuite')}
+assert set(suites) == {'premerge.plan', 'premerge.new-buckets'}, set(suites)
+plan = json.load(open(out + '/plan.json'))
+cases = suites['premerge.plan'].findall('testcase')
+assert len(cases) == len(plan) == 4, (len(cases), len(plan))
+for c, spec in zip(cases, plan):
+    assert c.get('name').startswith(spec['id'] + ':') and c.get('classname') == 'premerge.plan'
+    assert c.get('time') is not None
+failed = [c for c in cases if c.find('failure') is not None]
+assert len(failed) == 3 and cases[3].find('failure') is None, [c.get('name') for c in failed]
+report = json.load(open(out + '/report.json'))
+new = [b for b in report['triage']['buckets'] if b['status'] == 'new']
+bcases = suites['premerge.new-buckets'].findall('testcase')
+assert len(bcases) == len(new) >= 1
+for c in bcases:
+    f = c.find('failure')
+    assert f is not None and f.get('type') == 'new-bucket' and 'reproducer:' in f.text
+for s in suites.values():
+    n = len(s.findall('testcase'))
+    assert s.get('tests') == str(n)
+    assert s.get('failures') == str(sum(1 for c in s.findall('testcase') if c.find('failure') is not None))
+    for attr in ('timestamp', 'hostname', 'time', 'errors', 'skipped'):
+        assert s.get(attr) is not None, attr
+assert root.get('failures') == str(len(failed) + len(bcases))
+print(len(cases), 'plan cases,', len(bcases), 'bucket cases')
+EOF
+ok $? "JUnit XML: a test case per plan job and per new bucket ($(tail -1 "$d/junit1.out"))"
+grep -q '^# Pre-merge check: FAILED' "$d/pm1/summary.md" && grep -q '## New buckets' "$d/pm1/summary.md"
+ok $? "the Markdown summary lists the new buckets"
+
+# All buckets known: exit 0. The known list is what the first run found.
+python3 -c 'import json,sys
+for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"], " # ", b["title"])' \
+  "$d/pm1/report.json" >"$d/known.txt"
+cat >"$d/caught.preset" <<'EOF'
+[campaign]
+budget = 25s
+job_time = 7s
+min_attempt = 3s
+rounds = 1
+
+[stress caught]
+scenario = spin recursion
+agent = test_plant=0x10
+EOF
+ci/premerge --preset "$d/caught.preset" --known "$d/known.txt" --out "$d/pm2" --no-build -q -j 2 \
+  >"$d/pm2.out" 2>&1; rc=$?
+ok $(( rc != 0 )) "premerge with every bucket known exits 0 (got $rc: $(grep '^premerge:' "$d/pm2.out" | tail -1))"
+python3 - "$d/pm2" <<'EOF'; ok $? "its JUnit XML has no failure and no new-bucket case"
+import sys, xml.etree.ElementTree as ET
+root = ET.parse(sys.argv[1] + '/junit.xml').getroot()
+assert root.get('failures') == '0' and root.get('errors') == '0', root.attrib
+assert not root.findall(".//testsuite[@name='premerge.new-buckets']/testcase")
+assert len(root.findall(".//testsuite[@name='premerge.plan']/testcase")) == 2
+EOF
+grep -q '^# Pre-merge check: passed' "$d/pm2/summary.md"; ok $? "summary says passed"
+
+# Could not run: a JAVA_HOME with no usable java.
+ci/premerge --java-home "$d/nothing-here" --out "$d/pm3" -q >"$d/pm3.out" 2>&1; rc=$?
+ok $(( rc != 2 )) "premerge with an unusable JAVA_HOME exits 2 (got $rc)"
+python3 -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); assert r.get("errors") == "1"' \
+  "$d/pm3/junit.xml"; ok $? "its JUnit XML parses and holds the error"
+ci/premerge --preset "$d/caught.preset" --known "$d/no-such-list.txt" --out "$d/pm4" -q >/dev/null 2>&1
+ok $(( $? != 2 )) "premerge with an unreadable known list exits 2"
+tap_done

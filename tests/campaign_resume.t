@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Interrupt a campaign half way (SIGINT, as Ctrl-C), then --resume it:
+# everything gathered before the interruption is kept, jobs that had
+# finished are not run again, and the interrupted ones are.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+cat >"$d/resume.preset" <<'EOF'
+[campaign]
+budget = 60s
+job_time = 8s
+min_attempt = 3s
+rounds = 1
+triage_every = 3s
+progress_every = 5s
+
+[stress planted]
+scenario = spin,recursion inline,deopt spin
+agent = test_plant=0x10,protect=0
+
+[stress caught]
+scenario = spin recursion
+agent = test_plant=0x10
+EOF
+out=$d/c
+ci/campaign --preset "$d/resume.preset" --out "$out" --no-build -j 2 --seed 5 >"$d/run1.out" 2>&1 &
+pid=$!
+# Wait until at least one job has finished and others are running.
+for _ in $(seq 600); do
+  [ "$(tail -n +2 "$out/joblog" 2>/dev/null | wc -l)" -ge 1 ] && [ -n "$(ls "$out"/results/jobs/*/RUNNING 2>/dev/null)" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+sleep 1
+kill -INT $pid
+wait $pid; rc=$?
+ok $(( rc != 130 )) "interrupted campaign exits 130 (got $rc)"
+grep -q 'resume with: ci/campaign --resume --out' "$d/run1.out"; ok $? "it says how to resume"
+ok "$([ -f "$out/report.html" ]; echo $?)" "a report is written at the interruption"
+status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$out/state.json")
+ok "$([ "$status" = interrupted ]; echo $?)" "state.json says interrupted ($status)"
+pgrep -f "$out" >/dev/null; ok $(( $? == 0 )) "no job of the campaign is left running"
+
+# What was there before the resume.
+tail -n +2 "$out/joblog" | cut -f1 | sort -n >"$d/done1"
+n_done=$(wc -l <"$d/done1")
+ok $(( n_done < 1 )) "at least one job finished before the interruption ($n_done)"
+find "$out/results" -type f | sort >"$d/files1"
+for seq in $(cat "$d/done1"); do
+  id=$(sed -n "${seq}p" "$out/jobs.txt" | cut -f1)
+  md5sum "$out/results/jobs/$id/attempts.tsv"
+done >"$d/done1.md5"
+interrupted=$(grep -l 'interrupted' "$out"/results/jobs/*/attempts.tsv 2>/dev/null | wc -l)
+ok $(( interrupted < 1 )) "the jobs stopped by the interruption recorded it ($interrupted)"
+
+ci/campaign --resume --out "$out" --no-build >"$d/run2.out" 2>&1; rc=$?
+ok $rc "resumed campaign exits 0 (got $rc; $(grep 'campaign: done' "$d/run2.out"))"
+
+# Finished jobs were not rerun: their attempts are unchanged, no gen-1 attempt.
+md5sum -c --quiet "$d/done1.md5" >/dev/null 2>&1; ok $? "finished jobs were not run again"
+rerun=0
+for seq in $(cat "$d/done1"); do
+  id=$(sed -n "${seq}p" "$out/jobs.txt" | cut -f1)
+  ls -d "$out/results/jobs/$id"/g1a* >/dev/null 2>&1 && rerun=1
+done
+ok $rerun "no finished job has an attempt from the resumed run"
+# Nothing lost: every file from before is still there.
+find "$out/results" -type f | sort >"$d/files2"
+missing=$(comm -23 "$d/files1" "$d/files2" | grep -cv '/RUNNING$')
+ok $(( missing != 0 )) "every result file from before the interruption is kept ($missing missing)"
+# Every job ran exactly once in the joblog; interrupted ones got a gen-1 attempt.
+total=$(wc -l <"$out/jobs.txt")
+uniq_seqs=$(tail -n +2 "$out/joblog" | cut -f1 | sort -u | wc -l)
+lines=$(tail -n +2 "$out/joblog" | wc -l)
+ok $(( uniq_seqs != total || lines != total )) "joblog has each of the $total jobs once ($lines lines)"
+g1=$(ls -d "$out"/results/jobs/*/g1a1 2>/dev/null | wc -l)
+ok $(( g1 < 1 )) "interrupted or unstarted jobs ran in the resumed run ($g1)"
+python3 - "$out" <<'EOF' >"$d/state.out" 2>&1; ok $? "state.json has two sessions and the budget used by both ($(cat "$d/state.out"))"
+import json, sys
+s = json.load(open(sys.argv[1] + '/state.json'))
+assert [x['status'] for x in s['sessions']] == ['interrupted', 'done'], s['sessions']
+first = s['sessions'][0]['end'] - s['sessions'][0]['start']
+assert s['consumed'] > first, (s['consumed'], first)
+r = json.load(open(sys.argv[1] + '/report.json'))
+assert all(j['outcome'] != 'not started' for j in r['jobs']), [j['outcome'] for j in r['jobs']]
+print('%.0fs used' % s['consumed'])
+EOF
+# Buckets after the resume include those found before it.
+crash-triage/triage --out "$d/fresh" -q "$out/results" >/dev/null 2>&1
+python3 - "$out/triage/report.json" "$d/fresh/report.json" <<'EOF'; ok $? "buckets after the resume equal a fresh triage of the whole tree"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+key = lambda r: sorted((x['signature'], x['count']) for x in r['buckets'])
+assert key(a) == key(b) and key(a), (key(a), key(b))
+EOF
+tap_done
