@@ -9,6 +9,7 @@
 #include <time.h>
 #include "agent.h"
 #include "arch.h"
+#include "guard.h"
 #include "inflight.h"
 #include "mutate.h"
 #include "regions.h"
@@ -76,7 +77,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)si;
     int saved_errno = errno;
-    const struct thread_info *self = threads_find(threads_gettid());
+    const struct thread_info *self = guard_vm_dying() ? NULL : threads_find(threads_gettid());
     if (self) {
         int slot = threads_slot(self);
         struct tstate *ts = &tstates[slot];

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agent.h"
+#include "guard.h"
 #include "inflight.h"
 #include "regions.h"
 #include "stats.h"
@@ -56,6 +57,7 @@ static void *sampler_main(void *arg)
     while (atomic_load(&running)) {
         long long now = sigsafe_now_ns();
         if (agent_cfg.duration_ns && now - start >= agent_cfg.duration_ns) break;
+        if (guard_vm_dying()) break; /* leave the error report alone */
         /* With per-thread kernel timers the sampler only keeps time. */
         int n = agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD ? 0 : threads_list(tids, THREADS_MAX);
         for (int i = 0; i < n; i++) {

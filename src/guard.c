@@ -38,6 +38,9 @@ static jvm_handler_fn jvm_handler;
 static struct sigaction replaced[NSIG];
 static char record_dir[200];
 static _Atomic uint64_t n_caught, n_passed, n_claimed, n_nested, n_records_failed;
+static _Atomic int dying;
+
+int guard_vm_dying(void) { return atomic_load_explicit(&dying, memory_order_relaxed); }
 static _Atomic unsigned record_seq;
 static _Atomic long record_limit = 100000;
 static _Atomic uint64_t n_duplicates;
@@ -96,6 +99,9 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
 {
     atomic_fetch_add(&n_passed, 1);
     if (mode == GUARD_CHAINED) {
+        /* The JVM calls a chained handler only for faults it does not own:
+         * an unguarded one is fatal. */
+        atomic_store(&dying, 1);
         /* Returning would tell the JVM we handled it. Make the chain slot
          * SIG_DFL instead: the refault then reaches the JVM's fatal-error
          * path and its hs_err file. */
@@ -105,6 +111,13 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;
         sigaction(sig, &dfl, NULL);
+        return;
+    }
+    if (jvm_handler) {
+        /* Ask first, so a fatal fault can be told from the JVM's own. */
+        if (jvm_handler(sig, si, uc, 0)) return;
+        atomic_store(&dying, 1);
+        jvm_handler(sig, si, uc, 1); /* hs_err, then abort */
         return;
     }
     struct sigaction *old = &replaced[sig];

@@ -75,6 +75,11 @@ typedef void (*guard_fn)(void *arg);
  */
 int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guard_fault *fault);
 
+/* [handler-safe] Set once a fault was handed to the JVM as fatal: it is
+ * writing its hs_err file now. Samplers must stop signalling and handlers
+ * must return at once, or they interrupt (and can hang) the error report. */
+int guard_vm_dying(void);
+
 struct guard_counters {
     uint64_t caught, passed_on, claimed_by_jvm, nested, records_failed;
     uint64_t duplicates; /* caught again with the same pc and case: counted, no new record */

@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "guard.h"
 #include "target.h"
 #include "sigsafe.h"
 
@@ -73,7 +74,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)si;
     unsigned long long w = atomic_load(&req.word);
-    if ((w & 7) != SENT) {
+    if ((w & 7) != SENT || guard_vm_dying()) {
         atomic_fetch_add(&n_late, 1);
         return;
     }
