@@ -26,7 +26,7 @@ CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/core/%.o)
 CORE_LIB := $(BUILD)/libasgf.a
 
 .PHONY: all core test bench clean deps check-java
-all: core $(BUILD)/bin/casetool agent tests-build stress
+all: core $(BUILD)/bin/casetool agent tests-build stress $(if $(wildcard fuzz/fuzz.mk),fuzz-build)
 
 check-java:
 	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ or run 'make deps'" >&2; exit 2; }

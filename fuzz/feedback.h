@@ -1,0 +1,51 @@
+/*
+ * Outcome-guided feedback: what one execution did, as a set of feature
+ * indexes in [0, FEEDBACK_SLOTS). The fuzzer entry points turn each index
+ * into coverage: libFuzzer bumps a byte of its extra-counters section,
+ * AFL++ calls one of FEEDBACK_SLOTS distinct instrumented functions.
+ *
+ * The stack walker under test (libjvm) is not instrumented, so its code
+ * coverage is invisible; what it answered is not. Features, each a fixed
+ * range of indexes (feedback.c lists the layout):
+ *   - entry x mode x raw code class (frames / each AGCT or ASGST code)
+ *   - entry x log2 bucket of the frames walked
+ *   - frame types seen, last NextFrame error
+ *   - caught fault: signal x si_code class x faulting pc in libjvm or not
+ *   - each region a mutated register landed in, x raw code class and x
+ *     which of pc/sp/fp the case mutates
+ *   - options x flags x walked-or-not, rewind mismatch, target timeouts
+ *   - where in a compiled method's stubs the case puts the pc (region
+ *     nmethod_tail): an input-side stand-in for the walker's uninstrumented
+ *     code, since its answer there is the same "unknown Java state" for
+ *     every offset but one faults
+ */
+#ifndef ASGF_FUZZ_FEEDBACK_H
+#define ASGF_FUZZ_FEEDBACK_H
+
+#include <stdint.h>
+#include "harness.h"
+
+#define FEEDBACK_SLOTS 2000
+#define FEEDBACK_MAX_FEATURES 64
+
+/* Outcome class of a run:
+ *   0                       a trace (raw > 0) from a walking entry
+ *   1 .. 21                 raw code 0 .. -20 from a walking entry (1 - raw)
+ *   FEEDBACK_CLASS_OTHER    a walking entry's raw code below -20
+ *   FEEDBACK_CLASS_FAULT    the guard caught a fault (raw is meaningless then)
+ *   FEEDBACK_CLASS_QUEUE+k  a queue entry (Enqueue, GetEnqueuableElement)
+ *                           answered ASGST code 2 - k (k = 0..9: kinds 2, 1,
+ *                           then 0 .. -7), k = 10 for anything else */
+#define FEEDBACK_CLASS_OTHER 22
+#define FEEDBACK_CLASS_FAULT 23
+#define FEEDBACK_CLASS_QUEUE 24
+#define FEEDBACK_CLASSES (FEEDBACK_CLASS_QUEUE + 11)
+int feedback_class(int entry, const struct exec_outcome *o);
+/* The code class c stands for, for naming it (0 for OTHER and FAULT). */
+int feedback_class_code(int c);
+
+/* Writes the features of r into idx (at most FEEDBACK_MAX_FEATURES, no
+ * duplicates); returns how many. r must come from harness_run that ran. */
+int feedback_features(const struct harness_result *r, uint16_t *idx);
+
+#endif

@@ -1,0 +1,495 @@
+/* The harness core (see harness.h). */
+#include <errno.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <jni.h>
+#include "agct.h"
+#include "api.h"
+#include "arch.h"
+#include "feedback.h"
+#include "guard.h"
+#include "harness.h"
+#include "jit_code.h"
+#include "jmethods.h"
+#include "jvm_regions.h"
+#include "jvm_threads.h"
+#include "options.h"
+#include "queue_agct.h"
+#include "regions.h"
+#include "sigsafe.h"
+#include "target.h"
+
+#define SAMPLE_SIGNAL SIGPROF
+#define MAX_WORKERS 64
+#define WORKER_GLOB "asgst-worker-*"
+#define WORKER_WAIT_MS 20000
+#define REFRESH_NS 2000000000LL /* region snapshot refresh: the code cache grows */
+#define MAX_JVM_OPTIONS 64
+#define QUEUE_SIZE 64
+#define QUEUE_PERIOD_NS 1000000LL
+
+/* ---- configuration from the environment ---- */
+
+enum env_type { ENV_STR, ENV_BOOL, ENV_LONG, ENV_ADDR };
+
+struct env_def {
+    const char *name;
+    enum env_type type;
+    size_t offset;
+    long min, max;
+};
+
+#define CFG(field) offsetof(struct harness_config, field)
+static const struct env_def env_defs[] = {
+    {"ASGF_API", ENV_STR, CFG(api), 0, 0},
+    {"ASGF_SCENARIO", ENV_STR, CFG(scenario), 0, 0},
+    {"ASGF_WORKERS", ENV_LONG, CFG(workers), 1, MAX_WORKERS},
+    {"ASGF_OUT", ENV_STR, CFG(out), 0, 0},
+    {"ASGF_JVM_OPTS", ENV_STR, CFG(jvm_opts), 0, 0},
+    {"ASGF_CLASSPATH", ENV_STR, CFG(classpath), 0, 0},
+    {"ASGF_KEEP_GOING", ENV_BOOL, CFG(keep_going), 0, 0},
+    {"ASGF_FEEDBACK", ENV_BOOL, CFG(feedback), 0, 0},
+    {"ASGF_PROTECT", ENV_BOOL, CFG(protect), 0, 0},
+    {"ASGF_CASE_TIMEOUT_MS", ENV_LONG, CFG(case_timeout_ms), 1, 60000},
+    {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
+    {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
+    {"ASGF_QUIET", ENV_BOOL, CFG(quiet), 0, 0},
+    {"ASGF_AFL_LOOP", ENV_LONG, CFG(afl_loop), 1, 1000000000},
+    {NULL, 0, 0, 0, 0},
+};
+
+static int errorf(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int set_from_env(struct harness_config *c, const struct env_def *d, const char *v, char *err,
+                        size_t errlen)
+{
+    void *field = (char *)c + d->offset;
+    const char *why = NULL;
+    long l;
+    switch (d->type) {
+    case ENV_STR: *(const char **)field = v; return 0;
+    case ENV_BOOL: why = opt_parse_bool(v, (int *)field); break;
+    case ENV_LONG:
+        why = opt_parse_long(v, d->min, d->max, &l);
+        if (!why && d->offset == CFG(workers)) *(int *)field = (int)l;
+        else if (!why) *(long *)field = l;
+        break;
+    case ENV_ADDR: {
+        char *end;
+        errno = 0;
+        unsigned long long a = strtoull(v, &end, 0);
+        if (errno || !*v || *end) why = "expected an address such as 0x10, got";
+        else *(uint64_t *)field = a;
+        break;
+    }
+    }
+    return why ? errorf(err, errlen, "%s: %s \"%s\"", d->name, why, v) : 0;
+}
+
+/* One busy worker per core, leaving a core to the fuzzer thread: a worker
+ * that waits for a core answers its signal a scheduler tick late (measured
+ * on 2 cores: 1 worker ~27k execs/s, 2 workers ~7k). */
+static int default_workers(void)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) ? 2 : CPU_COUNT(&set);
+    return n > 1 ? (n - 1 < MAX_WORKERS ? n - 1 : MAX_WORKERS) : 1;
+}
+
+int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
+{
+    extern char **environ;
+    *c = (struct harness_config){
+        .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .warmup_ms = 300,
+        .afl_loop = 100000, .mode_override = -1,
+    };
+    for (char **e = environ; *e; e++) {
+        if (strncmp(*e, "ASGF_", 5)) continue;
+        const char *eq = strchr(*e, '=');
+        size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
+        const struct env_def *d = env_defs;
+        while (d->name && (strlen(d->name) != n || strncmp(d->name, *e, n))) d++;
+        if (!d->name) {
+            fprintf(stderr, "asgf: warning: unknown environment variable %.*s ignored (known:", (int)n, *e);
+            for (d = env_defs; d->name; d++) fprintf(stderr, " %s", d->name);
+            fprintf(stderr, ")\n");
+            continue;
+        }
+        if (set_from_env(c, d, eq ? eq + 1 : "", err, errlen)) return -1;
+    }
+    enum api_kind k;
+    if (api_kind_parse(c->api, &k))
+        return errorf(err, errlen, "ASGF_API: expected auto, asgst or agct, got \"%s\"", c->api);
+    if (!*c->scenario) return errorf(err, errlen, "ASGF_SCENARIO: empty scenario name");
+    if (!*c->out) return errorf(err, errlen, "ASGF_OUT: empty directory name");
+    return 0;
+}
+
+/* ---- state ---- */
+
+static struct {
+    struct harness_config cfg;
+    int started;
+    JavaVM *vm;
+    const struct api *api;
+    _Atomic int worker_tid[MAX_WORKERS];
+    ASGST_Queue *_Atomic queue[MAX_WORKERS];
+    _Atomic unsigned long long queue_walks, queue_frames;
+    long long next_refresh, up_ns;
+    unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported;
+    unsigned long long outcome[FEEDBACK_CLASSES];
+} h;
+
+const struct harness_config *harness_cfg(void) { return &h.cfg; }
+
+static long long now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) && errno == EINTR)
+        ;
+}
+
+static int mkdirs(const char *path)
+{
+    char buf[PATH_MAX];
+    if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf) return -1;
+    for (char *p = buf + 1; *p; p++)
+        if (*p == '/') {
+            *p = 0;
+            if (mkdir(buf, 0755) && errno != EEXIST) return -1;
+            *p = '/';
+        }
+    return mkdir(buf, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- workers ---- */
+
+/* Queue handler: walks the iterator it is given (the walk of an enqueued
+ * element happens later, on the backend's processing thread or at the
+ * worker's safepoint, so its outcome cannot be credited to the input that
+ * enqueued it; it is counted). The enqueue arg is not dereferenced: it
+ * points at an input buffer that is gone by now. */
+static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
+{
+    (void)queue_arg, (void)enqueue_arg;
+    ASGST_Frame f;
+    unsigned long long n = 0;
+    while (n < 65536 && h.api->next_frame(it, &f) == 1) n++;
+    atomic_fetch_add(&h.queue_walks, 1);
+    atomic_fetch_add(&h.queue_frames, n);
+}
+
+/* On the new worker, at ThreadStart: note its tid and give it a queue
+ * (RegisterQueue must run on the thread that owns the queue). */
+static void on_worker_start(JNIEnv *jni, const char *name, int index)
+{
+    (void)name;
+    if (index < 0 || index >= MAX_WORKERS) return;
+    if (h.api->register_queue)
+        atomic_store(&h.queue[index], h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, NULL));
+    atomic_store(&h.worker_tid[index], threads_gettid());
+}
+
+static void on_worker_end(JNIEnv *jni, const char *name, int index)
+{
+    (void)name;
+    if (index < 0 || index >= MAX_WORKERS) return;
+    atomic_store(&h.worker_tid[index], 0);
+    ASGST_Queue *q = atomic_exchange(&h.queue[index], NULL);
+    if (q && h.api->deregister_queue) h.api->deregister_queue(jni, q);
+}
+
+static int live_workers(void)
+{
+    int n = 0;
+    for (int i = 0; i < h.cfg.workers; i++) n += atomic_load(&h.worker_tid[i]) != 0;
+    return n;
+}
+
+/* The worker a case's worker byte picks: one of the first `workers`
+ * registered threads, with its queue; if that one ended (stress scenarios
+ * that recycle threads), any other registered thread but this one, without
+ * a queue. 0 if there is none. */
+static int pick_worker(unsigned w, ASGST_Queue **queue)
+{
+    unsigned i = w % (unsigned)h.cfg.workers;
+    int tid = atomic_load(&h.worker_tid[i]);
+    *queue = tid ? atomic_load(&h.queue[i]) : NULL;
+    if (tid) return tid;
+    const struct thread_info *t = threads_other(threads_gettid(), w);
+    return t ? t->tid : 0;
+}
+
+static JNIEnv *env_of_this_thread(void)
+{
+    JNIEnv *env = NULL;
+    if ((*h.vm)->GetEnv(h.vm, (void **)&env, JNI_VERSION_1_8) == JNI_EDETACHED)
+        (*h.vm)->AttachCurrentThreadAsDaemon(h.vm, (void **)&env, NULL);
+    return env;
+}
+
+static int start_workload(JNIEnv *env, char *err, size_t errlen)
+{
+    jclass k = (*env)->FindClass(env, "asgf/fuzz/Workload");
+    if (!k) {
+        (*env)->ExceptionClear(env);
+        return errorf(err, errlen, "class asgf.fuzz.Workload not found next to the binary (make fuzz-build)");
+    }
+    jmethodID start = (*env)->GetStaticMethodID(env, k, "start", "(Ljava/lang/String;I)I");
+    jstring name = start ? (*env)->NewStringUTF(env, h.cfg.scenario) : NULL;
+    jint n = name ? (*env)->CallStaticIntMethod(env, k, start, name, (jint)h.cfg.workers) : -2;
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionDescribe(env);
+        (*env)->ExceptionClear(env);
+        return errorf(err, errlen, "starting the workload failed with a Java exception (above)");
+    }
+    if (n < 0)
+        return errorf(err, errlen,
+                      "unknown scenario \"%s\" (ours: loop, mixed; the stress scenarios need 'make stress')",
+                      h.cfg.scenario);
+    if (n > MAX_WORKERS) n = MAX_WORKERS;
+    if (n > h.cfg.workers) h.cfg.workers = n; /* stress: `workers` threads per scenario */
+    for (long waited = 0; live_workers() < h.cfg.workers; waited += 10) {
+        if (waited >= WORKER_WAIT_MS)
+            return errorf(err, errlen, "only %d of %d workers named %s started within %d ms", live_workers(),
+                          h.cfg.workers, WORKER_GLOB, WORKER_WAIT_MS);
+        sleep_ms(10);
+    }
+    return 0;
+}
+
+/* ---- the JVM ---- */
+
+static const char *exe_dir(void)
+{
+    static char dir[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n <= 0) return ".";
+    dir[n] = 0;
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = 0;
+    return dir;
+}
+
+static int create_vm(JNIEnv **env, char *err, size_t errlen)
+{
+    static char classpath[3 * PATH_MAX + 64], errfile[PATH_MAX + 64], native[PATH_MAX + 64], extra[4096];
+    const char *dir = exe_dir();
+    struct stat st;
+    char stress[PATH_MAX];
+    snprintf(stress, sizeof stress, "%s/../stress/classes", dir);
+    int n = snprintf(classpath, sizeof classpath, "-Djava.class.path=%s%s%s/classes", h.cfg.classpath,
+                     *h.cfg.classpath ? ":" : "", dir);
+    if (!stat(stress, &st) && n > 0 && (size_t)n < sizeof classpath)
+        snprintf(classpath + n, sizeof classpath - (size_t)n, ":%s", stress);
+    snprintf(errfile, sizeof errfile, "-XX:ErrorFile=%s/hs_err_pid%%p.log", h.cfg.out);
+    /* The stress workloads' JNI scenario finds its library through this. */
+    snprintf(native, sizeof native, "-Dasgst.stress.native=%s/../lib/libstressnative.so", dir);
+
+    JavaVMOption opts[MAX_JVM_OPTIONS];
+    int nopts = 0;
+    const char *fixed[] = {classpath, "-Xmx128m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xrs", errfile, native};
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) opts[nopts++].optionString = (char *)fixed[i];
+    if (strlen(h.cfg.jvm_opts) >= sizeof extra) return errorf(err, errlen, "ASGF_JVM_OPTS too long");
+    strcpy(extra, h.cfg.jvm_opts);
+    for (char *save, *o = strtok_r(extra, " \t\n", &save); o; o = strtok_r(NULL, " \t\n", &save)) {
+        if (nopts == MAX_JVM_OPTIONS) return errorf(err, errlen, "ASGF_JVM_OPTS: more than %d options", MAX_JVM_OPTIONS);
+        opts[nopts++].optionString = o;
+    }
+    for (int i = 0; i < nopts; i++) opts[i].extraInfo = NULL;
+    /* A SIGSEGV handler already here (a sanitizer runtime's) becomes
+     * HotSpot's chained handler, which JVM_handle_linux_signal calls for
+     * faults it does not know: it would see faults in guarded calls before
+     * the guard does. */
+    struct sigaction pre;
+    if (!sigaction(SIGSEGV, NULL, &pre) && (pre.sa_flags & SA_SIGINFO ? pre.sa_sigaction != NULL
+                                                                      : pre.sa_handler != SIG_DFL))
+        fprintf(stderr, "asgf: WARNING: a SIGSEGV handler is installed before the JVM (a sanitizer runtime? set "
+                        "ASAN_OPTIONS/UBSAN_OPTIONS=handle_segv=0 as fuzz/run-libfuzzer does): it will see "
+                        "faults inside guarded calls before the guard\n");
+    JavaVMInitArgs args = {JNI_VERSION_1_8, nopts, opts, JNI_FALSE};
+    jint rc = JNI_CreateJavaVM(&h.vm, (void **)env, &args);
+    if (rc != JNI_OK) return errorf(err, errlen, "JNI_CreateJavaVM failed (%d); options: %s", (int)rc, h.cfg.jvm_opts);
+    return 0;
+}
+
+int harness_start(const struct harness_config *c, char *err, size_t errlen)
+{
+    if (h.started) return 0;
+    h.cfg = *c;
+    long long t0 = now_ns();
+    if (mkdirs(h.cfg.out)) return errorf(err, errlen, "cannot create %s: %s", h.cfg.out, strerror(errno));
+
+    JNIEnv *env;
+    if (create_vm(&env, err, errlen)) return -1;
+    const char *why = NULL;
+    struct jvm_threads_config tc = {WORKER_GLOB, on_worker_start, on_worker_end};
+    enum api_kind kind = API_AUTO;
+    api_kind_parse(h.cfg.api, &kind);
+    /* jit_code: where compiled methods are, for the nmethod_tail region. */
+    if (jmethods_attach(h.vm, &why) || jit_code_attach(h.vm, &why)) return errorf(err, errlen, "JVMTI: %s", why);
+    if (!(h.api = api_select(kind, &why))) return errorf(err, errlen, "backend %s: %s", h.cfg.api, why);
+    /* The agct backend's queue API: a ring per worker, drained by a
+     * processing thread that walks with JVMTI (src/queue_agct.h). */
+    if (h.api->kind == API_AGCT) {
+        queue_agct_install();
+        if (queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
+            return errorf(err, errlen, "agct queue: %s", why);
+    }
+    if (jvm_threads_attach(h.vm, &tc, &why)) return errorf(err, errlen, "JVMTI: %s", why);
+
+    /* PRIMARY mode: installed after JNI_CreateJavaVM, so our handler sits in
+     * front of HotSpot's and hands it every fault it does not own. */
+    guard_set_enabled(h.cfg.protect);
+    if (guard_install(h.cfg.out, &why)) return errorf(err, errlen, "crash protection: %s", why);
+    if (target_install(SAMPLE_SIGNAL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
+    if (h.cfg.test_plant) {
+        if (h.api->kind != API_AGCT) return errorf(err, errlen, "ASGF_TEST_PLANT needs the agct backend");
+        api_agct_plant_bad_frames((void *)(uintptr_t)h.cfg.test_plant);
+    }
+
+    if (start_workload(env, err, errlen)) return -1;
+    /* Registered after the workers (so it is never a worker): gives
+     * REGION_OTHER_STACK a second stack even with one worker, and thread
+     * mode walks from an attached thread, as a profiler's sampler would. */
+    threads_register_self("asgf-fuzzer", env);
+    sleep_ms(h.cfg.warmup_ms);
+    jvm_regions_refresh(env);
+    h.up_ns = now_ns();
+    h.next_refresh = h.up_ns + REFRESH_NS;
+    h.started = 1;
+    if (!h.cfg.quiet)
+        fprintf(stderr,
+                "asgf: JVM up in %lld ms: backend %s, guard %s, protection %s, %d workers (%s), "
+                "records in %s, feedback %s%s\n",
+                (now_ns() - t0) / 1000000, h.api->name, guard_mode_name(), h.cfg.protect ? "on" : "off",
+                h.cfg.workers, h.cfg.scenario, h.cfg.out, h.cfg.feedback ? "on" : "off",
+                h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "");
+    return 0;
+}
+
+/* ---- running cases ---- */
+
+enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_result *r)
+{
+    memset(r, 0, sizeof *r);
+    if (case_validate(buf, len, &r->err_offset, &r->err)) {
+        h.rejected++;
+        return HARNESS_REJECT;
+    }
+    case_decode(buf, len, arch_reg_count(), &r->prog);
+    if (h.cfg.mode_override >= 0) r->prog.mode = (uint8_t)h.cfg.mode_override;
+    h.runs++;
+    if (now_ns() > h.next_refresh) {
+        JNIEnv *env = env_of_this_thread();
+        if (env) jvm_regions_refresh(env);
+        h.next_refresh = now_ns() + REFRESH_NS;
+    }
+    ASGST_Queue *q;
+    r->tid = pick_worker(r->prog.worker, &q);
+    r->target_rc = TARGET_NO_SIGNAL;
+    if (r->tid) {
+        struct exec_ctx cx = {h.api, case_mode_name(r->prog.mode), buf, len, q, r->frames, HARNESS_FRAMES};
+        r->target_rc = target_run(r->tid, r->prog.mode, &cx, &r->prog, &r->out, h.cfg.case_timeout_ms * 1000000LL);
+    }
+    if (r->target_rc != TARGET_RAN) {
+        h.not_run++;
+        return HARNESS_NOT_RUN;
+    }
+    h.outcome[feedback_class(r->prog.entry, &r->out)]++;
+    h.queue_mode += r->prog.mode == MODE_QUEUE;
+    h.unsupported += r->out.ret == ASGST_AGCT_UNSUPPORTED;
+    if (r->out.guard_rc > 0) {
+        h.faults++;
+        return HARNESS_FAULT;
+    }
+    return HARNESS_RAN;
+}
+
+const char *harness_class_name(int c)
+{
+    static char names[FEEDBACK_CLASSES][40];
+    if (c == FEEDBACK_CLASS_FAULT) return "FAULT";
+    if (c == FEEDBACK_CLASS_OTHER) return "other";
+    if (c == FEEDBACK_CLASSES - 1) return "queue:other";
+    if (c >= FEEDBACK_CLASS_QUEUE && c < FEEDBACK_CLASSES) {
+        if (!names[c][0]) snprintf(names[c], sizeof names[c], "queue:%s", asgst_code_name(feedback_class_code(c)));
+        return names[c];
+    }
+    return harness_raw_name(feedback_class_code(c));
+}
+
+const char *harness_raw_name(int raw)
+{
+    if (h.api && h.api->kind == API_ASGST) return asgst_code_name(raw);
+    if (raw == ASGST_AGCT_UNSUPPORTED) return "unsupported";
+    return agct_code_name(raw);
+}
+
+void harness_fault(const struct harness_result *r)
+{
+    const struct guard_fault *f = &r->out.fault;
+    /* Keep-going campaigns can catch thousands: the first ones and every
+     * 1000th are printed, the records have them all. */
+    if (h.cfg.keep_going && h.faults > 20 && h.faults % 1000) {
+        if (h.faults == 21) fprintf(stderr, "asgf: more faults: every 1000th is printed, all are counted and recorded\n");
+        return;
+    }
+    uintptr_t off = 0;
+    const char *module = regions_module_of(f->pc, &off);
+    fprintf(stderr,
+            "asgf: fault caught after %.3f s, run %llu: %s si_code %d addr 0x%lx pc 0x%lx %s+0x%lx in %s (%s mode), "
+            "record %s\n",
+            (now_ns() - h.up_ns) / 1e9, h.runs, sigsafe_signame(f->sig), f->code, (unsigned long)f->addr,
+            (unsigned long)f->pc, module ? module : "?", (unsigned long)off, case_entry_name(r->prog.entry),
+            case_mode_name(r->prog.mode), f->record[0] ? f->record : "(none: repeats a recorded fault)");
+    if (h.cfg.keep_going) return;
+    harness_stats(2);
+    fprintf(stderr, "asgf: aborting so the fuzzer saves this input (ASGF_KEEP_GOING=1 counts and goes on)\n");
+    abort();
+}
+
+void harness_stats(int fd)
+{
+    struct guard_counters g;
+    struct target_counters t;
+    guard_counters(&g);
+    target_counters(&t);
+    dprintf(fd, "asgf: runs %llu, rejected %llu, not run %llu, faults caught %llu, queue-mode %llu, unsupported %llu\n",
+            h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported);
+    dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
+            (unsigned long long)h.queue_frames);
+    dprintf(fd, "asgf: outcomes:");
+    for (int c = 0; c < FEEDBACK_CLASSES; c++)
+        if (h.outcome[c]) dprintf(fd, " %s=%llu", harness_class_name(c), h.outcome[c]);
+    dprintf(fd, "\nasgf: guard: caught %llu (repeats not re-recorded %llu), passed on %llu, claimed by JVM %llu, "
+            "nested %llu, records failed %llu; target: timeouts %llu, held too long %llu, late signals %llu\n",
+            (unsigned long long)g.caught, (unsigned long long)g.duplicates, (unsigned long long)g.passed_on,
+            (unsigned long long)g.claimed_by_jvm, (unsigned long long)g.nested, (unsigned long long)g.records_failed,
+            t.timeouts, t.held_too_long, t.late_signals);
+}

@@ -1,0 +1,105 @@
+/*
+ * The harness core shared by the libFuzzer binary, the AFL++ binary, the
+ * replay tool and the seed generator: one live JVM with busy worker
+ * threads, and a function that runs one case file against a worker.
+ *
+ * Start-up (harness_start), in this order:
+ *   1. JNI_CreateJavaVM, class path = our workload classes (and the stress
+ *      classes when built), -Xmx128m -XX:+UseSerialGC -XX:-UsePerfData -Xrs,
+ *      hs_err files into the record directory, then $ASGF_JVM_OPTS;
+ *   2. jmethods_attach, jit_code_attach, the backend (api_select; for agct
+ *      also its queue API, src/queue_agct.h), then jvm_threads_attach (glob
+ *      asgst-worker-*), all before any worker exists, so every worker is
+ *      registered at ThreadStart and gets a queue of its own;
+ *   3. crash protection (guard_install after JNI_CreateJavaVM: PRIMARY mode,
+ *      our SIGSEGV/SIGBUS handler in front of HotSpot's, see fuzz/README.md)
+ *      and the sampling handler (target_install(SIGPROF));
+ *   4. asgf.fuzz.Workload.start(scenario, workers), wait until the workers
+ *      are registered, register the calling thread too (never a worker),
+ *      let the JIT warm up, refresh the region snapshot.
+ *
+ * Per case (harness_run): strict validation (an invalid file is rejected
+ * and never run), total decode, worker = prog.worker % workers, then
+ * target_run in the case's mode. MODE_QUEUE runs like MODE_SIGNAL; the
+ * enqueue entry puts an element into the worker's queue (its walk happens
+ * later on the backend's processing thread and is counted, not credited).
+ *
+ * Configuration comes from ASGF_* environment variables; unknown ASGF_*
+ * names are reported, so a typo does not silently change a campaign.
+ * Not handler-safe; call from one thread (the fuzzer's).
+ */
+#ifndef ASGF_FUZZ_HARNESS_H
+#define ASGF_FUZZ_HARNESS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "case.h"
+#include "exec.h"
+
+struct harness_config {
+    const char *api;          /* ASGF_API: auto | asgst | agct (auto) */
+    const char *scenario;     /* ASGF_SCENARIO: loop | mixed | stress scenario(s) (loop) */
+    int workers;              /* ASGF_WORKERS, 1..64 (cores - 1, at least 1) */
+    const char *out;          /* ASGF_OUT: crash records, hs_err (./fuzz-out) */
+    const char *jvm_opts;     /* ASGF_JVM_OPTS: extra JVM options, blank separated */
+    const char *classpath;    /* ASGF_CLASSPATH: prepended to the class path */
+    int keep_going;           /* ASGF_KEEP_GOING: 1 = count caught faults, do not abort (0) */
+    int feedback;             /* ASGF_FEEDBACK: outcome features for the fuzzer (1) */
+    int protect;              /* ASGF_PROTECT: crash protection (1) */
+    long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
+    long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */
+    uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */
+    int quiet;                /* ASGF_QUIET: no start-up and exit lines (0) */
+    long afl_loop;            /* ASGF_AFL_LOOP: persistent-loop iterations per AFL++ child */
+    int mode_override;        /* not from env: -1, or a MODE_* every case runs in (replay --mode) */
+};
+
+/* Fills c with the defaults, then the environment. Returns 0, or -1 with a
+ * message naming the variable. Warns on stderr about unknown ASGF_* names. */
+int harness_config_from_env(struct harness_config *c, char *err, size_t errlen);
+
+/* Starts everything (see above). Returns 0 or -1 with a message. The test
+ * hook ASGF_TEST_PLANT=ADDR makes every agct walk write its frames to ADDR
+ * (api_agct_plant_bad_frames): with an unmapped ADDR, every walk that finds
+ * frames faults inside libjvm's frame filling, a deterministic fault for
+ * the tests and the saved reproducer corpus/reproducers/planted-*. */
+int harness_start(const struct harness_config *c, char *err, size_t errlen);
+const struct harness_config *harness_cfg(void);
+
+enum harness_rc {
+    HARNESS_REJECT = -1, /* not a valid case file; not run */
+    HARNESS_RAN = 0,     /* ran, no fault */
+    HARNESS_FAULT = 1,   /* ran, the guard caught a fault (record written) */
+    HARNESS_NOT_RUN = 2, /* the worker did not answer (timeout, thread gone) */
+};
+
+#define HARNESS_FRAMES 8
+
+struct harness_result {
+    struct case_prog prog;
+    int tid;                 /* the worker signalled */
+    int target_rc;           /* TARGET_RAN, TARGET_NO_SIGNAL, TARGET_TIMEOUT */
+    struct exec_outcome out;
+    ASGST_Frame frames[HARNESS_FRAMES];
+    size_t err_offset;       /* HARNESS_REJECT: where and why */
+    const char *err;
+};
+
+/* Runs one case file. buf is used as it is (it becomes the crash record's
+ * case bytes). */
+enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_result *r);
+
+/* For the fuzzer entry points: prints one line about a caught fault and
+ * aborts unless keep_going (the abort makes the fuzzer save the input). */
+void harness_fault(const struct harness_result *r);
+
+/* Name of the raw code the VM answered, e.g. "frames", "unknown_java". */
+const char *harness_raw_name(int raw);
+/* Name of an outcome class (feedback_class): a raw code name, "other",
+ * "FAULT", or "queue:" and the ASGST code a queue entry answered. */
+const char *harness_class_name(int c);
+
+/* Prints the counters (runs, outcomes, faults, guard and target counters). */
+void harness_stats(int fd);
+
+#endif

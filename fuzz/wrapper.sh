@@ -1,0 +1,23 @@
+# Shared by fuzz/run-libfuzzer, fuzz/run-afl, fuzz/replay and fuzz/bench
+# (sourced, not run). Sets $here (repository root), $self (the calling
+# script) and $build (absolute), and puts $JAVA_HOME's libjvm first: the
+# binaries carry the build's JDK as RUNPATH, and since the JVM is created
+# through JNI any HotSpot JDK 11+ can stand in at run time.
+here=$(cd "$(dirname "$0")/.." && pwd)
+self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
+build=${BUILD:-$here/build}
+[ "${build#/}" != "$build" ] || build=$here/$build
+if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/lib/server/libjvm.so" ]; then
+  export LD_LIBRARY_PATH=$JAVA_HOME/lib/server${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+fi
+
+# die MESSAGE: usage error, exit 2, named after the calling script.
+die() { echo "$(basename "$0"): $*" >&2; exit 2; }
+# usage [STATUS]: the calling script's header comment; exits STATUS (default 2).
+usage() { awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$self" >&2; exit "${1:-2}"; }
+# seconds D: N, Ns, Nm or Nh in seconds; fails on anything else.
+seconds() {
+  [[ $1 =~ ^([0-9]+)([smh]?)$ ]] || return 1
+  local n=${BASH_REMATCH[1]}
+  case ${BASH_REMATCH[2]} in h) echo $((n * 3600)) ;; m) echo $((n * 60)) ;; *) echo "$n" ;; esac
+}

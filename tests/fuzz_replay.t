@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# fuzz/replay: the saved planted-fault reproducer faults again on replay
+# with a record in --record-dir; seeds, directories and text cases run;
+# corrupt inputs (empty, truncated, wrong magic or version, cut record,
+# missing file) are refused before the JVM starts, naming file and offset,
+# with exit 2 and no crash.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+make_scratch
+export ASGF_WARMUP_MS=200
+repro=corpus/reproducers/planted-frames.bin
+
+ASGF_TEST_PLANT=0x10 fuzz/replay -n 20 --record-dir "$d/rec" "$repro" > "$d/planted.out" 2> "$d/planted.err"
+rc=$?
+rate=$(sed -n 's/^  faults: \([0-9]*\)\/20 runs.*/\1/p' "$d/planted.out")
+[ $rc -eq 0 ] && [ "${rate:-0}" -ge 1 ]; ok $? "replay, test hook: the reproducer faults again (${rate:-0}/20 runs, exit $rc)"
+rec=$(sed -n 's/^  record: //p' "$d/planted.out")
+[ -f "$rec" ] && [ "$(dirname "$rec")" = "$d/rec" ] && grep -q '^pc: .*libjvm.so+0x' "$rec"
+ok $? "replay: the fault's crash record is in --record-dir, pc in libjvm"
+grep -q '^  fault: SIGSEGV .*libjvm.so+0x' "$d/planted.out"; ok $? "replay prints the fault: $(grep -m1 '^  fault:' "$d/planted.out")"
+ASGF_TEST_PLANT=0x10 fuzz/replay --fail-on-fault --record-dir "$d/rec2" "$repro" > /dev/null 2>&1
+[ $? -eq 1 ]; ok $? "replay --fail-on-fault: exit 1 when a fault reproduced"
+
+fuzz/replay -n 3 --record-dir "$d/rec3" "$BUILD/fuzz/seeds" corpus/seeds/00-signal-plain.txt > "$d/seeds.out" 2>&1
+rc=$?
+nseeds=$(ls "$BUILD"/fuzz/seeds | wc -l); ncases=$(grep -c '^case ' "$d/seeds.out")
+[ $rc -eq 0 ] && [ "$ncases" -eq $((nseeds + 1)) ]; ok $? "replay runs a directory of $nseeds seeds and a text case ($ncases cases, exit $rc)"
+grep -q '^  outcomes: frames=' "$d/seeds.out"; ok $? "replay prints outcomes by raw code"
+
+printf '' > "$d/empty"
+printf 'ASGF\001\000' > "$d/short-header"
+printf 'ASGF\001\000\000\000\000\000' > "$d/short-global"
+printf 'ASGF\002\000\000\000\000\000\000\000\000\000\000\000' > "$d/version-2"
+printf 'ASGX\001\000\000\000\000\000\000\000\000\000\000\000' > "$d/bad-magic"
+{ head -c 16 "$repro"; printf '\001\001\000\000\010\000'; } > "$d/cut-record"
+check_bad() { # FILE EXPECTED-STDERR-PATTERN DESCRIPTION
+  fuzz/replay --record-dir "$d/bad" "$1" > "$d/bad.out" 2> "$d/bad.err"
+  local rc=$?
+  [ $rc -eq 2 ] && grep -q "$(basename "$1"): offset $2" "$d/bad.err" && ! grep -q 'JVM up' "$d/bad.err"
+  ok $? "replay refuses $3 with exit 2: $(head -1 "$d/bad.err")"
+}
+check_bad "$d/empty" "0: empty" "an empty file"
+check_bad "$d/short-header" "6: truncated header" "a truncated header"
+check_bad "$d/short-global" "10: truncated global" "a truncated global section"
+check_bad "$d/version-2" "4: unsupported version" "a wrong version"
+check_bad "$d/bad-magic" "3: bad magic" "a wrong magic"
+check_bad "$d/cut-record" "16: truncated mutation record" "a cut mutation record"
+fuzz/replay "$d/no-such-file" > /dev/null 2> "$d/bad.err"
+[ $? -eq 2 ] && grep -q 'no-such-file' "$d/bad.err"; ok $? "replay refuses a missing file with exit 2"
+fuzz/replay "$repro" "$d/empty" > "$d/mixed.out" 2> "$d/bad.err"
+[ $? -eq 2 ] && [ ! -s "$d/mixed.out" ]; ok $? "one bad file among good ones: nothing runs, exit 2"
+fuzz/replay --frobnicate "$repro" > /dev/null 2> "$d/bad.err"
+[ $? -eq 2 ] && grep -q 'unknown option --frobnicate' "$d/bad.err"; ok $? "replay: an unknown option is an error naming it"
+tap_done
