@@ -160,13 +160,6 @@ static struct {
 
 const struct harness_config *harness_cfg(void) { return &h.cfg; }
 
-static long long now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -342,7 +335,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
 {
     if (h.started) return 0;
     h.cfg = *c;
-    long long t0 = now_ns();
+    long long t0 = sigsafe_now_ns();
     if (mkdirs(h.cfg.out)) return errorf(err, errlen, "cannot create %s: %s", h.cfg.out, strerror(errno));
 
     JNIEnv *env;
@@ -380,14 +373,14 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     threads_register_self("asgf-fuzzer", env);
     sleep_ms(h.cfg.warmup_ms);
     jvm_regions_refresh(env);
-    h.up_ns = now_ns();
+    h.up_ns = sigsafe_now_ns();
     h.next_refresh = h.up_ns + REFRESH_NS;
     h.started = 1;
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s, guard %s, protection %s, %d workers (%s), "
                 "records in %s, feedback %s%s\n",
-                (now_ns() - t0) / 1000000, h.api->name, guard_mode_name(), h.cfg.protect ? "on" : "off",
+                (sigsafe_now_ns() - t0) / 1000000, h.api->name, guard_mode_name(), h.cfg.protect ? "on" : "off",
                 h.cfg.workers, h.cfg.scenario, h.cfg.out, h.cfg.feedback ? "on" : "off",
                 h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "");
     return 0;
@@ -405,10 +398,10 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     case_decode(buf, len, arch_reg_count(), &r->prog);
     if (h.cfg.mode_override >= 0) r->prog.mode = (uint8_t)h.cfg.mode_override;
     h.runs++;
-    if (now_ns() > h.next_refresh) {
+    if (sigsafe_now_ns() > h.next_refresh) {
         JNIEnv *env = env_of_this_thread();
         if (env) jvm_regions_refresh(env);
-        h.next_refresh = now_ns() + REFRESH_NS;
+        h.next_refresh = sigsafe_now_ns() + REFRESH_NS;
     }
     ASGST_Queue *q;
     r->tid = pick_worker(r->prog.worker, &q);
@@ -465,7 +458,7 @@ void harness_fault(const struct harness_result *r)
     fprintf(stderr,
             "asgf: fault caught after %.3f s, run %llu: %s si_code %d addr 0x%lx pc 0x%lx %s+0x%lx in %s (%s mode), "
             "record %s\n",
-            (now_ns() - h.up_ns) / 1e9, h.runs, sigsafe_signame(f->sig), f->code, (unsigned long)f->addr,
+            (sigsafe_now_ns() - h.up_ns) / 1e9, h.runs, sigsafe_signame(f->sig), f->code, (unsigned long)f->addr,
             (unsigned long)f->pc, module ? module : "?", (unsigned long)off, case_entry_name(r->prog.entry),
             case_mode_name(r->prog.mode), f->record[0] ? f->record : "(none: repeats a recorded fault)");
     if (h.cfg.keep_going) return;
