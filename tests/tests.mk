@@ -10,7 +10,11 @@ $(BUILD)/tests/guard_bench: tests/c/guard_bench.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
 
-TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench
+$(BUILD)/tests/signal_floor: tests/c/signal_floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -lpthread -o $@
+
+TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
