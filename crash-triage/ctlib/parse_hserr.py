@@ -124,6 +124,9 @@ def _read_frames(lines, i, rep, into):
     return i
 
 
+_SECTION_INITIALS = frozenset('CNJsTtD')
+
+
 def parse(data, path):
     text = decode(data)
     lines = bounded_lines(text)
@@ -193,6 +196,13 @@ def parse(data, path):
     saw_native = False
     while i < n:
         line = lines[i]
+        # Most of an hs_err file is registers, memory, flags and maps: skip
+        # lines that cannot start a section read below (first letters of
+        # 'Current thread', 'Native frames', 'Java frames', 'siginfo',
+        # 'time'/'Time', 'Dynamic libraries').
+        if line[:1] not in _SECTION_INITIALS:
+            i += 1
+            continue
         if line.startswith('Current thread ('):
             m = THREAD_RE.match(line)
             if m:
