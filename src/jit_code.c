@@ -11,14 +11,12 @@
 static _Atomic uintptr_t starts[SLOTS];
 static _Atomic uintptr_t sizes[SLOTS];
 static _Atomic unsigned long next_slot;
-static _Atomic long live;
 
 static void JNICALL on_load(jvmtiEnv *env, jmethodID m, jint size, const void *addr, jint map_len,
                             const jvmtiAddrLocationMap *map, const void *info)
 {
     (void)env, (void)m, (void)map_len, (void)map, (void)info;
     unsigned long i = atomic_fetch_add(&next_slot, 1) % SLOTS;
-    if (!atomic_load(&starts[i])) atomic_fetch_add(&live, 1);
     atomic_store(&starts[i], 0);
     atomic_store(&sizes[i], (uintptr_t)size);
     atomic_store(&starts[i], (uintptr_t)addr);
@@ -29,7 +27,7 @@ static void JNICALL on_unload(jvmtiEnv *env, jmethodID m, const void *addr)
     (void)env, (void)m;
     for (int i = 0; i < SLOTS; i++) {
         uintptr_t expected = (uintptr_t)addr;
-        if (expected && atomic_compare_exchange_strong(&starts[i], &expected, 0)) atomic_fetch_sub(&live, 1);
+        if (expected) atomic_compare_exchange_strong(&starts[i], &expected, 0);
     }
 }
 
@@ -73,5 +71,3 @@ int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size)
     }
     return 0;
 }
-
-long jit_code_count(void) { return atomic_load(&live); }

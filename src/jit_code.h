@@ -17,6 +17,4 @@ int jit_code_attach(JavaVM *vm, const char **why);
  * start of its instructions and their size. 0 if none is known. */
 int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size);
 
-long jit_code_count(void);
-
 #endif

@@ -10,14 +10,12 @@
 #define TABLE_SIZE (1u << TABLE_BITS)
 
 static jvmtiEnv *jvmti;
-static _Atomic long primed;
 static pthread_mutex_t insert_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Open addressing on jmethodID; entries are immutable once published. */
 static struct jmethod_entry *_Atomic table[TABLE_SIZE];
 static long n_entries, n_classes;
 
 jvmtiEnv *jmethods_jvmti(void) { return jvmti; }
-long jmethods_primed_classes(void) { return atomic_load(&primed); }
 
 static unsigned slot_of(jmethodID id)
 {
@@ -104,7 +102,6 @@ static void prime_class(jvmtiEnv *env, jclass klass)
     jmethodID *methods;
     if ((*env)->GetClassMethods(env, klass, &count, &methods) == JVMTI_ERROR_NONE) {
         (*env)->Deallocate(env, (unsigned char *)methods);
-        atomic_fetch_add(&primed, 1);
     }
 }
 

@@ -36,8 +36,6 @@ struct jmethod_entry {
  * Not handler-safe. Returns 0 or -1 with a reason. */
 int jmethods_attach(JavaVM *vm, const char **why);
 jvmtiEnv *jmethods_jvmti(void);
-/* Number of classes primed so far (for logs and tests). */
-long jmethods_primed_classes(void);
 
 /* [handler-safe] Cached entry or NULL. */
 const struct jmethod_entry *jmethods_lookup(jmethodID id);

@@ -150,17 +150,6 @@ int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi)
     return *hi > *lo;
 }
 
-void regions_describe(int fd)
-{
-    static const int kinds[] = {REGION_CODE_CACHE, REGION_LIBJVM_TEXT, REGION_JAVA_HEAP, REGION_UNMAPPED};
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        uintptr_t lo = 0, hi = 0;
-        int found = regions_bounds(kinds[i], &lo, &hi);
-        dprintf(fd, "region %-12s %s 0x%lx-0x%lx\n", case_region_name(kinds[i]), found ? "found  " : "missing",
-                (unsigned long)lo, (unsigned long)hi);
-    }
-}
-
 /* ---- thread registry ---- */
 
 #define MAX_THREADS THREADS_MAX
@@ -247,8 +236,6 @@ static const struct thread_info *nth(unsigned n, int skip_tid)
 }
 
 const struct thread_info *threads_other(int tid, unsigned n) { return nth(n, tid); }
-const struct thread_info *threads_by_worker(unsigned n) { return nth(n, 0); }
-int threads_count(void) { return atomic_load(&registered); }
 
 int threads_slot(const struct thread_info *t) { return (int)(t - thread_table); }
 

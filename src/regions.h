@@ -30,9 +30,6 @@ int regions_in_libjvm(uintptr_t addr);
  * Only the process-wide kinds: code_cache, libjvm_text, java_heap, unmapped. */
 int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi);
 
-/* Prints the process-wide regions found, one per line (for tests, logs). */
-void regions_describe(int fd);
-
 /* ---- thread registry ---- */
 
 struct thread_info {
@@ -56,9 +53,6 @@ const struct thread_info *threads_find(int tid);
 /* [handler-safe] The n-th registered thread other than `tid` (n taken modulo
  * their count); NULL if there is none. */
 const struct thread_info *threads_other(int tid, unsigned n);
-/* [handler-safe] The registered thread whose index is n modulo count. */
-const struct thread_info *threads_by_worker(unsigned n);
-int threads_count(void);
 #define THREADS_MAX 1024
 /* [handler-safe] Stable slot number of a registered thread, 0..THREADS_MAX-1,
  * for per-thread tables kept by harnesses. */

@@ -106,8 +106,6 @@ int target_install(int signo)
     return 0;
 }
 
-int target_signal(void) { return signo_used; }
-
 int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
                struct exec_outcome *out, long long timeout_ns)
 {

@@ -21,7 +21,6 @@
 
 /* Installs the handler for signo (e.g. SIGPROF). 0 or -1. */
 int target_install(int signo);
-int target_signal(void);
 
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */
