@@ -77,7 +77,7 @@ double sampler_elapsed_s(void);
 int corpus_load(const char *dir, char *err, size_t errlen);
 int corpus_count(void);
 /* [handler-safe] */
-size_t corpus_pick(uint64_t r, struct case_prog *p, uint8_t *bytes);
+void corpus_pick(uint64_t r, struct case_prog *p);
 
 /* suspend_walker.c: JVMTI suspended-thread walks (mode=thread). */
 int suspend_walker_prepare(jvmtiEnv *jvmti); /* Agent_OnLoad: capabilities */

@@ -63,8 +63,4 @@ int corpus_load(const char *dir, char *err, size_t errlen)
     return rc;
 }
 
-size_t corpus_pick(uint64_t r, struct case_prog *p, uint8_t *bytes)
-{
-    *p = cases[r % (uint64_t)n_cases].prog;
-    return case_encode(p, bytes);
-}
+void corpus_pick(uint64_t r, struct case_prog *p) { *p = cases[r % (uint64_t)n_cases].prog; }

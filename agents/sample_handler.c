@@ -52,9 +52,10 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
     } else if (strategy != CASEGEN_NONE) {
         atomic_fetch_add_explicit(&stats.aimed, 1, memory_order_relaxed);
     }
-    if (strategy == MUTATE_CORPUS) corpus_pick(casegen_next(&ts->rng), p, bytes);
-    else casegen_make((enum casegen_strategy)strategy, &ts->rng, arch_reg_count(), p, bytes);
-    /* The agent's mode decides how the case runs; the bytes record what ran. */
+    if (strategy == MUTATE_CORPUS) corpus_pick(casegen_next(&ts->rng), p);
+    else casegen_fill((enum casegen_strategy)strategy, &ts->rng, arch_reg_count(), p);
+    /* The agent's mode decides how the case runs; the bytes, encoded once
+     * after that, record what ran. */
     p->mode = (uint8_t)agent_cfg.mode;
     if (agent_cfg.mode == MODE_QUEUE) p->entry = ENTRY_ENQUEUE;
     else if (p->entry == ENTRY_ENQUEUE) p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue mode */

@@ -58,8 +58,7 @@ static void near(uint64_t *st, struct case_prog *p)
     }
 }
 
-size_t casegen_make(enum casegen_strategy s, uint64_t *st, int nregs, struct case_prog *p,
-                    uint8_t bytes[CASE_MAX_SIZE])
+void casegen_fill(enum casegen_strategy s, uint64_t *st, int nregs, struct case_prog *p)
 {
     memset(p, 0, sizeof *p);
     if (s == CASEGEN_RANDOM) {
@@ -71,5 +70,11 @@ size_t casegen_make(enum casegen_strategy s, uint64_t *st, int nregs, struct cas
     } else if (s == CASEGEN_NEAR) {
         near(st, p);
     }
+}
+
+size_t casegen_make(enum casegen_strategy s, uint64_t *st, int nregs, struct case_prog *p,
+                    uint8_t bytes[CASE_MAX_SIZE])
+{
+    casegen_fill(s, st, nregs, p);
     return case_encode(p, bytes);
 }

@@ -16,6 +16,8 @@ enum casegen_strategy {
 };
 
 uint64_t casegen_next(uint64_t *state);
+/* Fills p only, for callers that adjust it before encoding once. */
+void casegen_fill(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p);
 /* Fills p and its canonical bytes; returns the byte length. */
 size_t casegen_make(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p,
                     uint8_t bytes[CASE_MAX_SIZE]);
