@@ -96,7 +96,7 @@ static void *sampler_main(void *arg)
 
 int sampler_start(void)
 {
-    if (agent_cfg.mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL) : sample_handler_install(SAMPLE_SIGNAL))
+    if (agent_cfg.mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL, 0) : sample_handler_install(SAMPLE_SIGNAL))
         return -1;
     started_ns = stats.start_ns = sigsafe_now_ns();
     atomic_store(&running, 1);

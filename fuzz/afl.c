@@ -1,10 +1,12 @@
 /*
  * AFL++ entry point (build/fuzz/asgf-afl). Run it through fuzz/run-afl.
  *
- * A running JVM cannot be forked (its threads do not survive fork), so
- * the fork server is deferred: __AFL_INIT() comes before the JVM exists,
- * each forked child creates its own JVM once, then runs up to ASGF_AFL_LOOP
- * inputs in a persistent __AFL_LOOP, reading them from shared memory.
+ * A running JVM cannot be forked (its threads do not survive fork), and
+ * AFL++'s persistent loop stops the whole process with SIGSTOP after every
+ * input. So the process afl-fuzz starts is our own fork server
+ * (afl_forkserver.c): it forks a child before any JVM exists; the child
+ * creates its JVM once and runs up to ASGF_AFL_LOOP inputs, each read from
+ * AFL++'s shared memory.
  *
  * Feedback: afl-clang-fast instruments this file only (harness and core
  * are plain objects). Each outcome feature calls one of FEEDBACK_SLOTS
@@ -17,14 +19,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include "afl_forkserver.h"
 #include "feedback.h"
 #include "harness.h"
-
-#ifndef __AFL_FUZZ_TESTCASE_LEN
-#error "compile with afl-clang-fast (AFL++ shared-memory persistent mode)"
-#endif
-
-__AFL_FUZZ_INIT();
 
 /* One function per feature slot, named fb_0000 .. fb_1999. */
 #define FB_FN(name) \
@@ -46,6 +43,30 @@ FB_D2(fb_1)
 static void (*const feature_fn[])(void) = {FB_T2(fb_0) FB_T2(fb_1)};
 _Static_assert(sizeof feature_fn / sizeof feature_fn[0] == FEEDBACK_SLOTS, "one function per feature slot");
 
+/* One input through the harness, its outcome as edges. */
+static void run_one(const struct harness_config *c, const uint8_t *buf, size_t len)
+{
+    static struct harness_result r;
+    enum harness_rc rc = harness_run(buf, len, &r);
+    if (rc == HARNESS_REJECT) return;
+    if (c->feedback) {
+        uint16_t idx[FEEDBACK_MAX_FEATURES];
+        int n = feedback_features(&r, idx);
+        for (int i = 0; i < n; i++) feature_fn[idx[i]]();
+    }
+    if (rc == HARNESS_FAULT) harness_fault(&r);
+}
+
+static int start(struct harness_config *c)
+{
+    char err[1024];
+    if (harness_start(c, err, sizeof err)) {
+        fprintf(stderr, "asgf: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
@@ -53,26 +74,36 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: asgf-afl < CASE (normally run by afl-fuzz: see fuzz/run-afl)\n");
         return 2;
     }
-    __AFL_INIT();
+    /* afl-fuzz reads these markers from the binary: persistent (one child
+     * runs many inputs) and deferred (AFL++'s runtime must not start its
+     * own fork server; aflfs_serve is ours). */
+    static volatile const char markers[] = "##SIG_AFL_PERSISTENT##\0##SIG_AFL_DEFER_FORKSRV##";
+    (void)markers[0];
     struct harness_config c;
     char err[1024];
-    if (harness_config_from_env(&c, err, sizeof err) || harness_start(&c, err, sizeof err)) {
+    if (harness_config_from_env(&c, err, sizeof err)) { /* before any child: fail once, clearly */
         fprintf(stderr, "asgf: %s\n", err);
-        return 3;
+        return 2;
     }
-    static struct harness_result r;
-    const unsigned char *buf = __AFL_FUZZ_TESTCASE_BUF;
-    while (__AFL_LOOP((unsigned)c.afl_loop)) {
-        size_t len = __AFL_FUZZ_TESTCASE_LEN;
-        enum harness_rc rc = harness_run(buf, len, &r);
-        if (rc == HARNESS_REJECT) continue;
-        if (c.feedback) {
-            uint16_t idx[FEEDBACK_MAX_FEATURES];
-            int n = feedback_features(&r, idx);
-            for (int i = 0; i < n; i++) feature_fn[idx[i]]();
+    if (!aflfs_serve()) { /* not under afl-fuzz: one case from stdin */
+        static uint8_t buf[1 << 16];
+        size_t len = fread(buf, 1, sizeof buf, stdin);
+        if (start(&c)) return 3;
+        run_one(&c, buf, len);
+        if (!c.quiet) harness_stats(2);
+        return 0;
+    }
+    if (start(&c)) _exit(3);
+    const uint8_t *buf;
+    size_t len;
+    for (long n = 1; !aflfs_next(&buf, &len); n++) {
+        run_one(&c, buf, len);
+        if (n == c.afl_loop) {
+            if (!c.quiet) harness_stats(2);
+            aflfs_done(1);
+            _exit(0);
         }
-        if (rc == HARNESS_FAULT) harness_fault(&r);
+        aflfs_done(0);
     }
-    if (!c.quiet) harness_stats(2);
-    return 0;
+    _exit(0);
 }

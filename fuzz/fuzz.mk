@@ -51,8 +51,8 @@ $(FUZZ_B)/asgf-libfuzzer-asan: fuzz/libfuzzer.c $(FUZZ_OBJ_asan) $(FUZZ_HEADERS)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=address,fuzzer $< $(FUZZ_OBJ_asan) $(FUZZ_LIBS) -o $@
 
 # afl-clang-fast (Debian's uses clang 14) instruments afl.c only.
-$(FUZZ_B)/asgf-afl: fuzz/afl.c $(FUZZ_OBJ_plain) $(FUZZ_HEADERS)
-	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_OBJ_plain) $(FUZZ_LIBS) -o $@
+$(FUZZ_B)/asgf-afl: fuzz/afl.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_HEADERS)
+	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_LIBS) -o $@
 
 # AFL++ post-processor: keeps mutations valid cases (fuzz/afl_post.c).
 $(FUZZ_B)/libasgf-afl-post.so: fuzz/afl_post.c fuzz/casefix.c $(FUZZ_HEADERS)

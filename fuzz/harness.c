@@ -61,6 +61,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_FEEDBACK", ENV_BOOL, CFG(feedback), 0, 0},
     {"ASGF_PROTECT", ENV_BOOL, CFG(protect), 0, 0},
     {"ASGF_CASE_TIMEOUT_MS", ENV_LONG, CFG(case_timeout_ms), 1, 60000},
+    {"ASGF_SPIN_US", ENV_LONG, CFG(spin_us), 0, 1000},
     {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
     {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
     {"ASGF_QUIET", ENV_BOOL, CFG(quiet), 0, 0},
@@ -118,8 +119,8 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .warmup_ms = 300,
-        .afl_loop = 100000, .mode_override = -1,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = 50, .warmup_ms = 300,
+        .afl_loop = 1000000, .mode_override = -1,
     };
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
@@ -360,7 +361,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
      * front of HotSpot's and hands it every fault it does not own. */
     guard_set_enabled(h.cfg.protect);
     if (guard_install(h.cfg.out, &why)) return errorf(err, errlen, "crash protection: %s", why);
-    if (target_install(SAMPLE_SIGNAL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
+    if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
     if (h.cfg.test_plant) {
         if (h.api->kind != API_AGCT) return errorf(err, errlen, "ASGF_TEST_PLANT needs the agct backend");
         api_agct_plant_bad_frames((void *)(uintptr_t)h.cfg.test_plant);

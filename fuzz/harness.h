@@ -47,10 +47,11 @@ struct harness_config {
     int feedback;             /* ASGF_FEEDBACK: outcome features for the fuzzer (1) */
     int protect;              /* ASGF_PROTECT: crash protection (1) */
     long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
+    long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (50; 0 sleeps at once) */
     long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */
     uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */
     int quiet;                /* ASGF_QUIET: no start-up and exit lines (0) */
-    long afl_loop;            /* ASGF_AFL_LOOP: persistent-loop iterations per AFL++ child */
+    long afl_loop;            /* ASGF_AFL_LOOP: inputs per AFL++ child (one JVM each) */
     int mode_override;        /* not from env: -1, or a MODE_* every case runs in (replay --mode) */
 };
 

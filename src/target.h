@@ -19,8 +19,10 @@
 
 #include "exec.h"
 
-/* Installs the handler for signo (e.g. SIGPROF). 0 or -1. */
-int target_install(int signo);
+/* Installs the handler for signo (e.g. SIGPROF). spin_ns: how long
+ * target_run busy-waits for the target before sleeping (0: sleep at once;
+ * spinning buys round-trip latency with a core). 0 or -1. */
+int target_install(int signo, long long spin_ns);
 
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */

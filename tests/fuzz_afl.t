@@ -34,6 +34,20 @@ fi
 [ "$rrc" = 1 ]; ok $? "replay takes the AFL++ crash file and the fault reproduces (exit $rrc, $(grep -m1 -o 'faults: .*' "$d/replay.log" 2>/dev/null))"
 [ "$rrc" = 1 ] || sed 's/^/# /' "$d/replay.log" 2>/dev/null | tail -20
 
+# Our fork server replaces a child after ASGF_AFL_LOOP inputs: with 300 per
+# child, a 15 s run needs many children (JVMs) and must lose no input.
+ASGF_AFL_LOOP=300 fuzz/run-afl --keep-going --duration 15 --out "$d/loop" > "$d/loop.log" 2>&1
+rc=$?
+st=$d/loop/afl/default/fuzzer_stats
+execs=$(sed -n 's/^execs_done *: *//p' "$st" 2>/dev/null)
+bad=$(( $(sed -n 's/^saved_crashes *: *//p' "$st" 2>/dev/null || echo 1) + $(sed -n 's/^saved_hangs *: *//p' "$st" 2>/dev/null || echo 1) ))
+[ $rc -eq 0 ] && [ "${execs:-0}" -gt 900 ] && [ "$bad" -eq 0 ]
+ok $? "AFL++: children replaced every 300 inputs, the run goes on (execs_done ${execs:-none}, crashes+hangs $bad, exit $rc)"
+
+ASGF_JVM_OPTS=-XX:+NoSuchOptionForTheTest fuzz/run-afl --duration 5 --out "$d/nojvm" > "$d/nojvm.log" 2>&1
+[ $? -eq 2 ] && grep -q "cannot run a seed outside afl-fuzz" "$d/nojvm.log" && grep -q "NoSuchOptionForTheTest" "$d/nojvm.log"
+ok $? "run-afl: a JVM that cannot start is reported with the JVM's own message"
+
 fuzz/run-afl --jobs 0 > "$d/bad.log" 2>&1
 [ $? -eq 2 ] && grep -q -- "--jobs wants a number" "$d/bad.log"; ok $? "run-afl: a bad value is an error naming the option"
 fuzz/run-afl --frobnicate > "$d/bad.log" 2>&1

@@ -272,7 +272,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     fprintf(stderr, "probe: guard mode %s, protection %s\n", guard_mode_name(), cfg.protect ? "on" : "off");
-    if (target_install(SAMPLE_SIGNAL)) {
+    if (target_install(SAMPLE_SIGNAL, 0)) {
         fprintf(stderr, "probe: cannot install the sampling handler\n");
         return JNI_ERR;
     }

@@ -1,0 +1,46 @@
+/*
+ * Our side of AFL++'s fork-server protocol, without SIGSTOP.
+ *
+ * AFL++'s own persistent loop (__AFL_LOOP) ends every input with
+ * raise(SIGSTOP) and is resumed with SIGCONT: for a JVM that stops and
+ * restarts all of its ~15 threads per input (measured: a toy target with
+ * 14 idle threads runs 6.7k execs/s that way, 17-44k/s with this server).
+ *
+ * The process afl-fuzz starts stays single-threaded and is the server: it
+ * answers afl-fuzz on the fork-server descriptors and forks a child that
+ * creates the JVM and runs inputs until it dies or has run its quota. Server
+ * and child hand each input over with two pipes; the child reads the test
+ * case from AFL++'s shared memory, which both inherit. The child's death
+ * status (our abort on a caught fault, HotSpot's abort, afl-fuzz's SIGKILL
+ * on a timeout) is what the server reports, so AFL++ files crashes and
+ * hangs as usual; the next input forks a new child.
+ *
+ * Protocol: AFL++ 4.x fork-server messages, 4 bytes each on fds 198 (from
+ * afl-fuzz) and 199 (to afl-fuzz): hello with options (shared-memory test
+ * cases, map size), then per input: afl-fuzz sends "previous run timed
+ * out", we send the child's pid, then its status (a "stopped" status while
+ * the child lives on, as AFL++'s runtime sends in persistent mode).
+ */
+#ifndef ASGF_AFL_FORKSERVER_H
+#define ASGF_AFL_FORKSERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* In the process afl-fuzz started: 0 when not run by afl-fuzz (fd 199 is
+ * not open: the caller reads one input from stdin); otherwise serves
+ * afl-fuzz and returns 1 only in a new child, which then calls
+ * aflfs_next/aflfs_done. In the server it never returns: it exits when
+ * afl-fuzz goes away, or with status 3 and a message when a child dies
+ * before it ran any input (the JVM could not start). */
+int aflfs_serve(void);
+
+/* Child: waits for the next input and points at it (AFL++'s shared memory,
+ * valid until aflfs_done). 0, or -1 when the server has gone. */
+int aflfs_next(const uint8_t **buf, size_t *len);
+
+/* Child: the input ran without a crash. last != 0: this child stops after
+ * it (the next input starts a new child with a new JVM). */
+void aflfs_done(int last);
+
+#endif
