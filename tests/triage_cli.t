@@ -59,3 +59,18 @@ PY
 $T -q --out "$tmp/out-missing" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && [ ! -e "$tmp/out-missing/report.json" ] && [ ! -e "$tmp/out-missing/index.json" ]
 tap $? "a missing --known file is reported before any work is done (rc $rc)"
+$T -q --out "$tmp/o-j" --jobs 0 "$tmp/tree" >/dev/null 2>"$tmp/ej"; rc=$?
+[ $rc = 2 ] && grep -q -- '--jobs wants a number' "$tmp/ej"; tap $? "--jobs 0: exit 2 naming it (rc $rc)"
+# enough files for the parallel parser: 2 processes give the same buckets as 1
+mkdir -p "$tmp/tree2" && cp -r "$tmp/tree" "$tmp/tree2/a" && cp -r "$tmp/tree" "$tmp/tree2/b"
+$T -q --jobs 1 --out "$tmp/o-j1" "$tmp/tree2" >/dev/null 2>&1
+$T -q --jobs 2 --out "$tmp/o-j2" "$tmp/tree2" >/dev/null 2>&1
+python3 - "$tmp/o-j1" "$tmp/o-j2" <<'PY'
+import json, os, sys
+def view(d):
+    r = json.load(open(os.path.join(d, 'report.json')))
+    return r['totals'], sorted((b['signature'], b['count'], b['title']) for b in r['buckets'])
+a, b = view(sys.argv[1]), view(sys.argv[2])
+ok = a == b and a[0]['reports'] > 64
+print(('ok' if ok else 'not ok') + ' - --jobs 2 buckets %d reports exactly as --jobs 1' % a[0]['reports'])
+PY

@@ -9,6 +9,15 @@ T=crash-triage/triage
 tap() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
 total() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["reports"], t["buckets"], t["needs_replay"])' "$tmp/out/report.json"; }
 crash-triage/testdata-gen/mktree "$tmp/tree"
+# mktree's artifacts are not valid cases (triage rejects those without a replay); make
+# them valid, as a fuzzer saves them, so the replay step below has something to replay
+python3 - "$tmp/tree" <<'PY'
+import glob, os, sys
+case = b'ASGF\x01\x00\x00\x01' + bytes(range(20))      # header, globals, one record
+for p in glob.glob(os.path.join(sys.argv[1], 'libfuzzer', 'crash-*')) + \
+        glob.glob(os.path.join(sys.argv[1], 'afl', '*', 'crashes', 'id:*')):
+    open(p, 'wb').write(case if 'crash-' in p else case[:16])
+PY
 $T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log1" 2>&1; tap $? "first run"
 first=$(total)
 $T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log2" 2>&1
@@ -71,3 +80,9 @@ print(('ok' if ok else 'not ok') + ' - replay records are kept under OUT/replays
 PY
 $T -q --out "$tmp/out" --replay-cmd "$tmp/fake-replay" "$tmp/tree" >"$tmp/log7" 2>&1
 grep -q '^triage: 0 files looked at' "$tmp/log7"; tap $? "replayed artifacts are not replayed again"
+# an artifact that is not a valid case is refused with the reason, without a replay
+mkdir -p "$tmp/bad" && printf 'ASGF\001\000\000\001abc' >"$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567"
+printf '#!/bin/sh\ntouch "%s/replayed"\n' "$tmp" >"$tmp/marker-replay"; chmod +x "$tmp/marker-replay"
+$T --check "$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567" --replay-cmd "$tmp/marker-replay" >"$tmp/log8" 2>&1
+grep -q 'not a valid case (offset 11: no global section)' "$tmp/log8" && [ ! -e "$tmp/replayed" ]
+tap $? "an artifact that is not a valid case is refused by offset, never replayed ($(head -c 120 "$tmp/log8"))"

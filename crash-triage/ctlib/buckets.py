@@ -40,6 +40,7 @@ class Store:
         self.buckets = {}
         self.touched = set()
         self.new_this_run = set()
+        self._ids = {}              # signature -> member ids, built when first needed
         p = os.path.join(out, INDEX)
         if os.path.exists(p):
             try:
@@ -91,6 +92,7 @@ class Store:
             if not b:
                 continue
             b['members'] = [m for m in b['members'] if m['path'] != ap]
+            self._ids.pop(sig, None)
             self.touched.add(sig)
 
     def record_file(self, path, status, reason=None, kind=None, sigs=()):
@@ -129,15 +131,23 @@ class Store:
                   'si_addr': None if rep.si_addr is None else '0x%x' % rep.si_addr,
                   'message': rep.message, 'flags': list(rep.flags), 'case': None,
                   'case_bytes': None, 'report_file': rep.extra.get('report_file')}
-        case = self._write_case(sig, mid, rep)
+        case = self._write_case(sig, rep)
         if case:
-            member['case'], member['case_bytes'] = case
-        b['members'] = [m for m in b['members'] if m['id'] != mid] + [member]
+            member['case'], member['case_bytes'], member['case_valid'] = case
+        ids = self._ids.get(sig)
+        if ids is None:
+            ids = self._ids[sig] = {m['id'] for m in b['members']}
+        if mid in ids:              # the same file given twice
+            b['members'] = [m for m in b['members'] if m['id'] != mid]
+        b['members'].append(member)
+        ids.add(mid)
         b['suppressed'] = rep.extra.get('suppressed')
         self.touched.add(sig)
         return sig
 
-    def _write_case(self, sig, mid, rep):
+    def _write_case(self, sig, rep):
+        """Store the report's case in the bucket's cases/, named by its content (the
+        same input found again is one file); (relative path, bytes, well-formed) or None."""
         data = rep.case
         if data is None and rep.case_path:
             try:
@@ -148,11 +158,13 @@ class Store:
         if data is None:
             return None
         d = os.path.join(self.bdir, sig, 'cases')
-        os.makedirs(d, exist_ok=True)
-        name = mid + '.case'
-        with open(os.path.join(d, name), 'wb') as f:
-            f.write(data)
-        return 'cases/' + name, len(data)
+        name = hashlib.sha1(data).hexdigest()[:16] + '.case'
+        p = os.path.join(d, name)
+        if not os.path.exists(p):
+            os.makedirs(d, exist_ok=True)
+            with open(p, 'wb') as f:
+                f.write(data)
+        return 'cases/' + name, len(data), casefmt.validate(data[:4096]) is None
 
     def save(self):
         for sig in sorted(self.touched):
@@ -209,6 +221,8 @@ class Store:
             # the fewest bytes among well-formed cases (repro/minimize need one); a damaged
             # case only when there is nothing else
             def valid(m):
+                if 'case_valid' in m:
+                    return m['case_valid']
                 try:
                     with open(os.path.join(d, m['case']), 'rb') as f:
                         return casefmt.validate(f.read(4096)) is None

@@ -2,6 +2,7 @@
 import os
 import re
 
+from . import case as casefmt
 from . import parse_asan, parse_fuzzer, parse_hserr, parse_record
 from .model import NotAReport, Reason, decode, one_line, read_bounded
 
@@ -49,6 +50,9 @@ def parse_data(data, path, kind=None, replay_argv=None):
         if kind == 'fuzzer':
             flavour = parse_fuzzer.detect_path(path)
             if replay_argv:
+                bad = casefmt.validate(data)
+                if bad:         # the replay tool would refuse it too, a process later
+                    return [], 'fuzzer artifact is not a valid case (%s): nothing to replay' % bad
                 reps, note = parse_fuzzer.replay(replay_argv, path)
                 if reps:
                     return reps, None
@@ -72,16 +76,35 @@ def parse_path(path, replay_argv=None):
     kind = detect(head, path)
     if kind is None:
         return None, [], 'not a crash report'
-    try:
-        data, oversize = read_bounded(path)
-    except OSError as e:
-        return kind, [], 'unreadable: %s' % one_line(e)
+    if len(head) < HEAD:
+        data, oversize = head, False    # the whole file is already here
+    else:
+        try:
+            data, oversize = read_bounded(path)
+        except OSError as e:
+            return kind, [], 'unreadable: %s' % one_line(e)
     reps, reason = parse_data(data, path, kind=kind, replay_argv=replay_argv)
     for r in reps:
         if oversize:
             r.flag('oversize')
         attach_inflight(r)
     return kind, reps, reason
+
+
+def _parse_job(job):
+    return parse_path(job[0], replay_argv=job[1])
+
+
+def parse_paths(paths, replay_argv=None, jobs=None):
+    """parse_path for each path, results in order, by `jobs` processes (default one per
+    CPU) when there is enough to share: files, and the replays of fuzzer artifacts, are
+    independent of each other."""
+    jobs = jobs or os.cpu_count() or 1
+    if jobs < 2 or len(paths) < 64:
+        return [parse_path(p, replay_argv=replay_argv) for p in paths]
+    import multiprocessing
+    with multiprocessing.get_context('fork').Pool(min(jobs, 64)) as pool:
+        return pool.map(_parse_job, [(p, replay_argv) for p in paths], chunksize=16)
 
 
 def read_inflight(path, tid=None):

@@ -1,4 +1,6 @@
 """libFuzzer / AFL++ crash artifacts: case files that need a replay to give a record."""
+import copy
+import hashlib
 import os
 import re
 import shlex
@@ -39,11 +41,39 @@ def replay_command(spec, repo_root):
     return argv
 
 
+# (argv, attempts, sha1 of the case bytes) -> (reports, note, first path): a fuzzer
+# saves the same input under several names (libFuzzer's crash-<sha1> in every job's
+# directory, AFL++ instances finding one crash); each distinct case costs JVMs once.
+_replayed = {}
+
+
 def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None):
     """Run `argv --record-dir DIR FILE` until it leaves a report, at most `attempts` times
     (REPLAY_ATTEMPTS): a case faults in some JVMs and not in others (it is relative to
     live state such as where compiled code lies), so one fresh JVM is often not enough.
+    An identical case already replayed in this run gives that replay's outcome again.
     Return (list of Reports, note)."""
+    try:
+        with open(path, 'rb') as f:
+            key = (tuple(argv), attempts, hashlib.sha1(f.read(1 << 20)).hexdigest())
+    except OSError:
+        key = None
+    if key in _replayed:
+        reps, note, first = _replayed[key]
+        out = []
+        for r in reps:
+            c = copy.deepcopy(r)
+            c.path = c.case_path = path
+            c.extra['replay_shared_with'] = first
+            out.append(c)
+        return out, note
+    reps, note = _replay(argv, path, timeout, attempts)
+    if key is not None:
+        _replayed[key] = (reps, note, path)
+    return reps, note
+
+
+def _replay(argv, path, timeout, attempts):
     notes = []
     for k in range(attempts or REPLAY_ATTEMPTS):
         reports, note = _replay_once(argv, path, timeout)
@@ -61,7 +91,6 @@ def _replay_once(argv, path, timeout):
     with tempfile.TemporaryDirectory(prefix='triage-replay-') as tmp:
         d = tmp
         if KEEP_DIR:
-            import hashlib
             d = os.path.join(KEEP_DIR, hashlib.sha1(os.path.abspath(path).encode()).hexdigest()[:12])
             shutil.rmtree(d, ignore_errors=True)
             os.makedirs(d)

@@ -124,7 +124,33 @@ def _read_frames(lines, i, rep, into):
     return i
 
 
-_SECTION_INITIALS = frozenset('CNJsTtD')
+def _maps_block(lines, i):
+    """The 'Dynamic libraries:' lines from lines[i] to a blank line; (lines, next index)."""
+    n = len(lines)
+    start = i
+    while i < n and lines[i].strip():
+        i += 1
+    return lines[start:min(i, start + 4096)], i
+
+
+def _module_paths(block, frames):
+    """basename -> path for the modules the frames name, from the first maps line that
+    gives each. A full map is hundreds of lines; symbolization needs only these."""
+    out = {}
+    for base in {fr.module for fr in frames if fr.module and '/' not in fr.module}:
+        for line in block:
+            if base in line:
+                m = MAPS_RE.match(line)
+                if m:
+                    p = m.group(1).strip()
+                    if p.rsplit('/', 1)[-1] == base:
+                        out[base] = p
+                        break
+    return out
+
+
+SECTION_RE = re.compile(r'^(?:Current thread|Native frames:|Java frames:|siginfo:|(?i:time:)'
+                        r'|Dynamic libraries:)', re.M)
 
 
 def parse(data, path):
@@ -194,15 +220,21 @@ def parse(data, path):
 
     native, java = [], []
     saw_native = False
-    while i < n:
+    maps = None
+    # Most of an hs_err file is registers, memory, flags and maps: find the
+    # lines that start a section read below with one regex over the text,
+    # and count newlines (line k follows the k-th '\n') to know their index.
+    pos = 0
+    for _ in range(i):
+        pos = text.find('\n', pos) + 1
+    line_no = i
+    for sec in SECTION_RE.finditer(text, pos):
+        line_no += text.count('\n', pos, sec.start())
+        pos = sec.start()
+        if line_no < i or line_no >= n:
+            continue            # inside a section already read
+        i = line_no
         line = lines[i]
-        # Most of an hs_err file is registers, memory, flags and maps: skip
-        # lines that cannot start a section read below (first letters of
-        # 'Current thread', 'Native frames', 'Java frames', 'siginfo',
-        # 'time'/'Time', 'Dynamic libraries').
-        if line[:1] not in _SECTION_INITIALS:
-            i += 1
-            continue
         if line.startswith('Current thread ('):
             m = THREAD_RE.match(line)
             if m:
@@ -237,14 +269,9 @@ def parse(data, path):
             if m:
                 rep.time = _parse_time(m)
         elif line.startswith('Dynamic libraries:'):
-            i += 1
-            while i < n and lines[i].strip() and len(rep.module_paths) < 4096:
-                m = MAPS_RE.match(lines[i])
-                if m:
-                    p = m.group(1).strip()
-                    base = p.rsplit('/', 1)[-1]
-                    rep.module_paths.setdefault(base, p)
-                i += 1
+            block, i = _maps_block(lines, i + 1)
+            if maps is None:
+                maps = block
             continue
         i += 1
 
@@ -262,4 +289,6 @@ def parse(data, path):
         rep.flag('corrupted')
     for k, fr in enumerate(rep.frames):
         fr.is_return = k > 0
+    if maps:
+        rep.module_paths = _module_paths(maps, rep.frames)
     return rep
