@@ -310,14 +310,8 @@ class Runner:
         argv = [self.tool, '-n', str(walks), '--record-dir', out, os.path.join(d, 'case.bin')]
         a = Attempt(index)
         timeout = self.timeout or 120 + walks // 100
-        try:
-            p = subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, timeout=timeout, cwd=d)
-        except subprocess.TimeoutExpired:
-            a.verdict, a.note = 'hung', 'replay timed out after %ds' % timeout
-            return a
-        except OSError as e:
-            a.ran, a.verdict, a.note = False, 'not run', str(e)
+        p = _run(a, argv, env, timeout, 'replay timed out after %ds', cwd=d)
+        if p is None:
             return a
         text = p.stdout.decode('utf-8', 'replace')
         with open(os.path.join(d, 'replay.log'), 'wb') as f:
@@ -363,14 +357,8 @@ class Runner:
             argv += ['--java-home', self.java_home]
         a = Attempt(index)
         timeout = self.timeout or int(self.seconds * 1.25) + 90
-        try:
-            p = subprocess.run(argv, env=self._env(), stdin=subprocess.DEVNULL,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            a.verdict, a.note = 'hung', 'stress/run did not return within %ds' % timeout
-            return a
-        except OSError as e:
-            a.ran, a.verdict, a.note = False, 'not run', str(e)
+        p = _run(a, argv, self._env(), timeout, 'stress/run did not return within %ds')
+        if p is None:
             return a
         rc = p.returncode
         a.verdict = {0: 'clean', 1: 'faults', 2: 'crashed', 3: 'hung', 4: 'not run'}.get(rc, 'exit %d' % rc)
@@ -388,6 +376,19 @@ class Runner:
     def shared(self, data, n):
         """Replay only: one JVM runs the case n times (walks are not independent JVMs)."""
         return self.attempt(data, walks=n)
+
+
+def _run(a, argv, env, timeout, hung, cwd=None):
+    """Run one attempt's tool; None (with Attempt a's verdict set) if it hung or could not
+    start."""
+    try:
+        return subprocess.run(argv, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, timeout=timeout, cwd=cwd)
+    except subprocess.TimeoutExpired:
+        a.verdict, a.note = 'hung', hung % timeout
+    except OSError as e:
+        a.ran, a.verdict, a.note = False, 'not run', str(e)
+    return None
 
 
 def _last_line(b):
