@@ -62,6 +62,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_PROTECT", ENV_BOOL, CFG(protect), 0, 0},
     {"ASGF_CASE_TIMEOUT_MS", ENV_LONG, CFG(case_timeout_ms), 1, 60000},
     {"ASGF_SPIN_US", ENV_LONG, CFG(spin_us), 0, 1000},
+    {"ASGF_PIN", ENV_BOOL, CFG(pin), 0, 0},
     {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
     {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
     {"ASGF_QUIET", ENV_BOOL, CFG(quiet), 0, 0},
@@ -239,6 +240,30 @@ static int pick_worker(unsigned w, ASGST_Queue **queue)
     return t ? t->tid : 0;
 }
 
+/* ASGF_PIN: the fuzzer thread on the first CPU this process may use, the
+ * workers on the others, so neither migrates nor waits behind the other
+ * (libFuzzer+ASan: median 44.9k -> 50.0k execs/s over 3 runs here). Only for
+ * one job on an otherwise idle machine: parallel jobs would all pin to the
+ * same CPUs. */
+static void pin_threads(void)
+{
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) || CPU_COUNT(&allowed) < 2) return;
+    int cpus[CPU_SETSIZE], n = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, &allowed)) cpus[n++] = c;
+    CPU_ZERO(&one);
+    CPU_SET(cpus[0], &one);
+    sched_setaffinity(0, sizeof one, &one);
+    for (int i = 0; i < h.cfg.workers; i++) {
+        int tid = atomic_load(&h.worker_tid[i]);
+        if (!tid) continue;
+        CPU_ZERO(&one);
+        CPU_SET(cpus[1 + i % (n - 1)], &one);
+        sched_setaffinity(tid, sizeof one, &one);
+    }
+}
+
 static JNIEnv *env_of_this_thread(void)
 {
     JNIEnv *env = NULL;
@@ -372,6 +397,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
      * REGION_OTHER_STACK a second stack even with one worker, and thread
      * mode walks from an attached thread, as a profiler's sampler would. */
     threads_register_self("asgf-fuzzer", env);
+    if (h.cfg.pin) pin_threads();
     sleep_ms(h.cfg.warmup_ms);
     jvm_regions_refresh(env);
     h.up_ns = sigsafe_now_ns();

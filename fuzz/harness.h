@@ -48,6 +48,7 @@ struct harness_config {
     int protect;              /* ASGF_PROTECT: crash protection (1) */
     long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
     long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (50; 0 sleeps at once) */
+    int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */
     long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */
     uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */
     int quiet;                /* ASGF_QUIET: no start-up and exit lines (0) */

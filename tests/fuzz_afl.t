@@ -35,14 +35,20 @@ fi
 [ "$rrc" = 1 ] || sed 's/^/# /' "$d/replay.log" 2>/dev/null | tail -20
 
 # Our fork server replaces a child after ASGF_AFL_LOOP inputs: with 300 per
-# child, a 15 s run needs many children (JVMs) and must lose no input.
-ASGF_AFL_LOOP=300 fuzz/run-afl --keep-going --duration 15 --out "$d/loop" > "$d/loop.log" 2>&1
+# child, a 15 s run needs many children (JVMs) and must lose no input; run as
+# -M main and -S sec1 (--jobs 2), each instance with its own server.
+ASGF_AFL_LOOP=300 fuzz/run-afl --jobs 2 --keep-going --duration 15 --out "$d/loop" > "$d/loop.log" 2>&1
 rc=$?
-st=$d/loop/afl/default/fuzzer_stats
-execs=$(sed -n 's/^execs_done *: *//p' "$st" 2>/dev/null)
-bad=$(( $(sed -n 's/^saved_crashes *: *//p' "$st" 2>/dev/null || echo 1) + $(sed -n 's/^saved_hangs *: *//p' "$st" 2>/dev/null || echo 1) ))
-[ $rc -eq 0 ] && [ "${execs:-0}" -gt 900 ] && [ "$bad" -eq 0 ]
-ok $? "AFL++: children replaced every 300 inputs, the run goes on (execs_done ${execs:-none}, crashes+hangs $bad, exit $rc)"
+summary="" good=0
+for inst in main sec1; do
+  st=$d/loop/afl/$inst/fuzzer_stats
+  execs=$(sed -n 's/^execs_done *: *//p' "$st" 2>/dev/null)
+  bad=$(( $(sed -n 's/^saved_crashes *: *//p' "$st" 2>/dev/null || echo 1) + $(sed -n 's/^saved_hangs *: *//p' "$st" 2>/dev/null || echo 1) ))
+  summary="$summary $inst: execs_done ${execs:-none}, crashes+hangs $bad;"
+  [ "${execs:-0}" -gt 900 ] && [ "$bad" -eq 0 ] && good=$((good + 1))
+done
+[ $rc -eq 0 ] && [ $good -eq 2 ]
+ok $? "AFL++ -M/-S: children replaced every 300 inputs, both instances go on (exit $rc;$summary)"
 
 ASGF_JVM_OPTS=-XX:+NoSuchOptionForTheTest fuzz/run-afl --duration 5 --out "$d/nojvm" > "$d/nojvm.log" 2>&1
 [ $? -eq 2 ] && grep -q "cannot run a seed outside afl-fuzz" "$d/nojvm.log" && grep -q "NoSuchOptionForTheTest" "$d/nojvm.log"

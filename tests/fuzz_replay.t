@@ -50,4 +50,24 @@ fuzz/replay "$repro" "$d/empty" > "$d/mixed.out" 2> "$d/bad.err"
 [ $? -eq 2 ] && [ ! -s "$d/mixed.out" ]; ok $? "one bad file among good ones: nothing runs, exit 2"
 fuzz/replay --frobnicate "$repro" > /dev/null 2> "$d/bad.err"
 [ $? -eq 2 ] && grep -q 'unknown option --frobnicate' "$d/bad.err"; ok $? "replay: an unknown option is an error naming it"
+# ASGF_PIN=1: while cases run, the fuzzer (main) thread and the worker each
+# have one CPU of their own.
+if [ "$(nproc)" -ge 2 ]; then
+  ASGF_PIN=1 ASGF_WARMUP_MS=100 fuzz/replay -n 100000000 "$repro" > /dev/null 2>&1 &
+  rp=$!
+  aff=""
+  for _ in $(seq 1 100); do
+    w=$(grep -l '^asgst-worker' /proc/$rp/task/*/comm 2>/dev/null | head -1)
+    if [ -n "$w" ]; then
+      sleep 1
+      aff="main $(sed -n 's/^Cpus_allowed_list:\s*//p' /proc/$rp/status) worker $(sed -n 's/^Cpus_allowed_list:\s*//p' "$(dirname "$w")/status")"
+      break
+    fi
+    sleep 0.2
+  done
+  kill $rp 2>/dev/null; wait $rp 2>/dev/null
+  set -- $aff
+  [ $# -eq 4 ] && [[ $2 =~ ^[0-9]+$ ]] && [[ $4 =~ ^[0-9]+$ ]] && [ "$2" != "$4" ]
+  ok $? "ASGF_PIN=1 puts the fuzzer thread and the worker on CPUs of their own (${aff:-no worker seen})"
+fi
 tap_done
