@@ -25,4 +25,15 @@ uint64_t arch_noncanonical_base(void);
 /* A zeroed context with pc, sp and fp set. */
 void arch_context_from_frame(ucontext_t *uc, void *sp, void *fp, void *pc);
 
+/* A spin-wait hint: lets the sibling hardware thread and the memory system
+ * breathe while a loop polls a word another core will write. */
+static inline void arch_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield" ::: "memory");
+#endif
+}
+
 #endif

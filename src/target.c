@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "arch.h"
 #include "guard.h"
 #include "target.h"
 #include "sigsafe.h"
@@ -58,7 +59,7 @@ static int wait_change(unsigned long long w, long long deadline)
     long long spin_end = sigsafe_now_ns() + spin_ns;
     while (sigsafe_now_ns() < spin_end) {
         if (atomic_load(&req.word) != w) return 1;
-        __builtin_ia32_pause();
+        arch_cpu_relax();
     }
     for (;;) {
         int seen = atomic_load(&wake_word);
