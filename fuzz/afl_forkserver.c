@@ -71,19 +71,20 @@ static int handshake(void)
 static int spawn(pid_t *child)
 {
     int go[2], done[2];
+    if (go_fd >= 0) close(go_fd), close(done_fd); /* the last child's, who is gone */
+    go_fd = done_fd = -1;
     if (pipe(go) || pipe(done)) die("pipe");
-    pid_t pid = fork();
+    pid_t server = getpid(), pid = fork();
     if (pid < 0) die("fork");
     if (pid == 0) {
         close(FROM_AFL), close(TO_AFL), close(go[1]), close(done[0]);
         go_fd = go[0], done_fd = done[1];
         signal(SIGPIPE, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* no JVM outlives its server */
-        if (getppid() == 1) _exit(0);
+        if (getppid() != server) _exit(0); /* it died before prctl */
         return 1;
     }
     close(go[0]), close(done[1]);
-    if (go_fd >= 0) close(go_fd), close(done_fd);
     go_fd = go[1], done_fd = done[0];
     *child = pid;
     return 0;
