@@ -44,8 +44,9 @@ static void (*const feature_fn[])(void) = {FB_T2(fb_0) FB_T2(fb_1)};
 _Static_assert(sizeof feature_fn / sizeof feature_fn[0] == FEEDBACK_SLOTS, "one function per feature slot");
 
 /* One input through the harness, its outcome as edges. */
-static void run_one(const struct harness_config *c, const uint8_t *buf, size_t len)
+static void run_one(const uint8_t *buf, size_t len, void *arg)
 {
+    const struct harness_config *c = arg;
     static struct harness_result r;
     enum harness_rc rc = harness_run(buf, len, &r);
     if (rc == HARNESS_REJECT) return;
@@ -89,21 +90,12 @@ int main(int argc, char **argv)
         static uint8_t buf[1 << 16];
         size_t len = fread(buf, 1, sizeof buf, stdin);
         if (start(&c)) return 3;
-        run_one(&c, buf, len);
+        run_one(buf, len, &c);
         if (!c.quiet) harness_stats(2);
         return 0;
     }
     if (start(&c)) _exit(3);
-    const uint8_t *buf;
-    size_t len;
-    for (long n = 1; !aflfs_next(&buf, &len); n++) {
-        run_one(&c, buf, len);
-        if (n == c.afl_loop) {
-            if (!c.quiet) harness_stats(2);
-            aflfs_done(1);
-            _exit(0);
-        }
-        aflfs_done(0);
-    }
+    aflfs_child_loop(c.afl_loop, run_one, &c);
+    if (!c.quiet) harness_stats(2);
     _exit(0);
 }

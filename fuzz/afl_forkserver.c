@@ -2,6 +2,7 @@
  * without AFL++ instrumentation: the server's own branches must not show
  * up in the coverage map of every input. */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +27,8 @@
  * weak so the file links anywhere. */
 extern uint32_t __afl_map_size __attribute__((weak));
 
-/* Child -> server, one per input. */
-enum { RAN = 0, RAN_LAST = 1 };
+/* Child -> server: READY once its JVM is up, then one per input. */
+enum { RAN = 0, RAN_LAST = 1, READY = 2 };
 
 static const uint8_t *shm_case; /* AFL++'s test case: u32 length, then bytes */
 static int go_fd = -1, done_fd = -1;
@@ -67,13 +68,20 @@ static int handshake(void)
     return 1;
 }
 
+static int reap(pid_t pid)
+{
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
+    return st;
+}
+
 /* Server: a new child, or 1 in the child itself. */
 static int spawn(pid_t *child)
 {
     int go[2], done[2];
     if (go_fd >= 0) close(go_fd), close(done_fd); /* the last child's, who is gone */
     go_fd = done_fd = -1;
-    if (pipe(go) || pipe(done)) die("pipe");
+    if (pipe2(go, O_CLOEXEC) || pipe2(done, O_CLOEXEC)) die("pipe");
     pid_t server = getpid(), pid = fork();
     if (pid < 0) die("fork");
     if (pid == 0) {
@@ -86,15 +94,21 @@ static int spawn(pid_t *child)
     }
     close(go[0]), close(done[1]);
     go_fd = go[1], done_fd = done[0];
+    /* The JVM starts before the first input is handed over, so start-up
+     * neither counts against that input's timeout nor is filed as its
+     * crash; afl-fuzz waits for the pid without a timer. */
+    uint32_t msg;
+    if (read4(done_fd, &msg) || msg != READY) {
+        int st = reap(pid);
+        errno = 0;
+        char why[160];
+        snprintf(why, sizeof why, "the JVM child did not start (%s %d; run the binary alone with a case on "
+                 "stdin to see why)", WIFSIGNALED(st) ? "signal" : "exit status",
+                 WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+        die(why);
+    }
     *child = pid;
     return 0;
-}
-
-static int reap(pid_t pid)
-{
-    int st = 0;
-    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {}
-    return st;
 }
 
 int aflfs_serve(void)
@@ -102,54 +116,39 @@ int aflfs_serve(void)
     if (!handshake()) return 0;
     signal(SIGPIPE, SIG_IGN); /* a dead child shows as EOF on its pipe */
     pid_t child = -1;
-    unsigned long child_runs = 0;
     for (;;) {
         uint32_t killed, msg;
         if (read4(FROM_AFL, &killed)) exit(0);
-        if (killed && child > 0) { /* afl-fuzz SIGKILLed it after our last status */
+        if (killed && child > 0) { /* afl-fuzz killed it after our last status */
+            kill(child, SIGKILL);  /* whatever AFL_KILL_SIGNAL was */
             reap(child);
             child = -1;
         }
-        if (child < 0) {
-            if (spawn(&child)) return 1;
-            child_runs = 0;
-        }
+        if (child < 0 && spawn(&child)) return 1;
         write_afl((uint32_t)child);
         uint32_t go = 1;
         int st;
-        if (write(go_fd, &go, 4) == 4 && !read4(done_fd, &msg)) {
-            child_runs++;
-            if (msg == RAN) {
-                st = W_STOPCODE(SIGSTOP); /* alive: what AFL++'s persistent runtime reports */
-            } else {
-                st = reap(child);
-                child = -1;
-            }
+        /* A child that died since its last input (a JVM thread crashing
+         * after the walk) is reported on this input: AFL++ keeps a crash,
+         * and its hs_err, records and in-flight case name the real input. */
+        if (write(go_fd, &go, 4) == 4 && !read4(done_fd, &msg) && msg == RAN) {
+            st = W_STOPCODE(SIGSTOP); /* alive: what AFL++'s persistent runtime reports */
         } else {
-            st = reap(child);
+            st = reap(child);         /* its last input, or its death */
             child = -1;
-            if (!child_runs && WIFEXITED(st) && WEXITSTATUS(st)) {
-                errno = 0;
-                die("the child exited before its first input (JVM start-up failed? run the binary alone "
-                    "with a case on stdin to see why)");
-            }
         }
         write_afl((uint32_t)st);
     }
 }
 
-int aflfs_next(const uint8_t **buf, size_t *len)
+void aflfs_child_loop(long quota, void (*run)(const uint8_t *buf, size_t len, void *arg), void *arg)
 {
-    uint32_t go, n;
-    if (read4(go_fd, &go)) return -1;
-    memcpy(&n, shm_case, 4);
-    *buf = shm_case + 4;
-    *len = n < CASE_BYTES_MAX ? n : CASE_BYTES_MAX;
-    return 0;
-}
-
-void aflfs_done(int last)
-{
-    uint32_t msg = last ? RAN_LAST : RAN;
-    if (write(done_fd, &msg, 4) != 4) _exit(0);
+    uint32_t msg = READY, go, n;
+    if (write(done_fd, &msg, 4) != 4) return;
+    for (long k = 1; !read4(go_fd, &go); k++) {
+        memcpy(&n, shm_case, 4);
+        run(shm_case + 4, n < CASE_BYTES_MAX ? n : CASE_BYTES_MAX, arg);
+        msg = k == quota ? RAN_LAST : RAN;
+        if (write(done_fd, &msg, 4) != 4 || msg == RAN_LAST) return;
+    }
 }

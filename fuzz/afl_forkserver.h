@@ -29,18 +29,17 @@
 
 /* In the process afl-fuzz started: 0 when not run by afl-fuzz (fd 199 is
  * not open: the caller reads one input from stdin); otherwise serves
- * afl-fuzz and returns 1 only in a new child, which then calls
- * aflfs_next/aflfs_done. In the server it never returns: it exits when
- * afl-fuzz goes away, or with status 3 and a message when a child dies
- * before it ran any input (the JVM could not start). */
+ * afl-fuzz and returns 1 only in a new child, which then starts its JVM
+ * and calls aflfs_child_loop (or exits non-zero if it cannot start). In
+ * the server it never returns: it exits when afl-fuzz goes away, or with
+ * status 3 and a message when a child dies before it is ready. */
 int aflfs_serve(void);
 
-/* Child: waits for the next input and points at it (AFL++'s shared memory,
- * valid until aflfs_done). 0, or -1 when the server has gone. */
-int aflfs_next(const uint8_t **buf, size_t *len);
-
-/* Child: the input ran without a crash. last != 0: this child stops after
- * it (the next input starts a new child with a new JVM). */
-void aflfs_done(int last);
+/* Child: tells the server it is ready, then runs inputs through run (the
+ * bytes are AFL++'s shared memory, valid during the call) until `quota`
+ * have run or the server has gone; then returns and the caller exits.
+ * The loop itself is not instrumented, so only run's edges land in each
+ * input's coverage map. */
+void aflfs_child_loop(long quota, void (*run)(const uint8_t *buf, size_t len, void *arg), void *arg);
 
 #endif
