@@ -53,7 +53,7 @@ def parse_data(data, path, kind=None, replay_argv=None):
                 bad = casefmt.validate(data)
                 if bad:         # the replay tool would refuse it too, a process later
                     return [], 'fuzzer artifact is not a valid case (%s): nothing to replay' % bad
-                reps, note = parse_fuzzer.replay(replay_argv, path)
+                reps, note = parse_fuzzer.replay(replay_argv, path, data=data)
                 if reps:
                     return reps, None
                 return [], 'fuzzer artifact did not crash on replay (%s)' % note

@@ -47,17 +47,20 @@ def replay_command(spec, repo_root):
 _replayed = {}
 
 
-def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None):
+def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None, data=None):
     """Run `argv --record-dir DIR FILE` until it leaves a report, at most `attempts` times
     (REPLAY_ATTEMPTS): a case faults in some JVMs and not in others (it is relative to
     live state such as where compiled code lies), so one fresh JVM is often not enough.
-    An identical case already replayed in this run gives that replay's outcome again.
+    An identical case already replayed in this run gives that replay's outcome again
+    (`data`: the file's bytes when the caller has read them already).
     Return (list of Reports, note)."""
-    try:
-        with open(path, 'rb') as f:
-            key = (tuple(argv), attempts, hashlib.sha1(f.read(1 << 20)).hexdigest())
-    except OSError:
-        key = None
+    if data is None:
+        try:
+            with open(path, 'rb') as f:
+                data = f.read(1 << 20)
+        except OSError:
+            data = None
+    key = None if data is None else (tuple(argv), attempts, hashlib.sha1(data).hexdigest())
     if key in _replayed:
         reps, note, first = _replayed[key]
         out = []
