@@ -6,16 +6,18 @@
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 export ASGF_WARMUP_MS=100
+# afl_stat FILE KEY: a value from an AFL++ fuzzer_stats file (fails if there is no file).
+afl_stat() { sed -n "s/^$2 *: *//p" "$1" 2>/dev/null; }
 command -v afl-fuzz >/dev/null || { echo "ok 1 # SKIP afl-fuzz not installed"; tap_done; exit; }
 
 fuzz/run-afl --duration 30 --keep-going --out "$d/afl" > "$d/afl.log" 2>&1
 rc=$?
 stats=$d/afl/afl/default/fuzzer_stats
-execs=$(sed -n 's/^execs_done *: *//p' "$stats" 2>/dev/null)
+execs=$(afl_stat "$stats" execs_done)
 [ $rc -eq 0 ] && [ "${execs:-0}" -gt 0 ]; ok $? "AFL++: a 30 s run executes cases (execs_done ${execs:-none}, exit $rc)"
-eps=$(sed -n 's/^execs_per_sec *: *//p' "$stats" 2>/dev/null)
-paths=$(sed -n 's/^corpus_count *: *//p' "$stats" 2>/dev/null)
-crashes=$(sed -n 's/^saved_crashes *: *//p' "$stats" 2>/dev/null)
+eps=$(afl_stat "$stats" execs_per_sec)
+paths=$(afl_stat "$stats" corpus_count)
+crashes=$(afl_stat "$stats" saved_crashes)
 [ "${crashes:-1}" -eq 0 ]; ok $? "AFL++: no crashes with protection on and keep-going (corpus ${paths:-?}, ${eps:-?} execs/s)"
 
 ASGF_TEST_PLANT=0x10 fuzz/run-afl --duration 15 --out "$d/planted" > "$d/planted.log" 2>&1
@@ -42,8 +44,8 @@ rc=$?
 summary="" good=0
 for inst in main sec1; do
   st=$d/loop/afl/$inst/fuzzer_stats
-  execs=$(sed -n 's/^execs_done *: *//p' "$st" 2>/dev/null)
-  bad=$(( $(sed -n 's/^saved_crashes *: *//p' "$st" 2>/dev/null || echo 1) + $(sed -n 's/^saved_hangs *: *//p' "$st" 2>/dev/null || echo 1) ))
+  execs=$(afl_stat "$st" execs_done)
+  bad=$(( $(afl_stat "$st" saved_crashes || echo 1) + $(afl_stat "$st" saved_hangs || echo 1) ))
   summary="$summary $inst: execs_done ${execs:-none}, crashes+hangs $bad;"
   [ "${execs:-0}" -gt 900 ] && [ "$bad" -eq 0 ] && good=$((good + 1))
 done
