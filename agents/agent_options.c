@@ -4,6 +4,7 @@
 #include "agent.h"
 #include "case.h"
 #include "options.h"
+#include "record.h"
 
 #define CFG(c) ((struct agent_config *)(c))
 
@@ -78,6 +79,7 @@ static const char *set_queue_size(void *c, const char *v)
 }
 
 static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
+static const char *set_records_per_key(void *c, const char *v) { return opt_parse_long(v, 1, 1L << 40, &CFG(c)->records_per_key); }
 
 static const char *set_timer(void *c, const char *v)
 {
@@ -114,7 +116,8 @@ static const struct opt_def defs[] = {
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
               "timer (signal and queue modes; default sampler)", set_timer},
-    {"max_records", "crash records written at most; later faults are counted (default 10000)", set_max_records},
+    {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},
+    {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
     {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
@@ -124,7 +127,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1, .max_records = 10000,
+        .queue_size = 64, .suspend = 1, .max_records = 10000, .records_per_key = RECORD_PER_KEY_DEFAULT,
     };
     return options_parse(text, defs, cfg, err, errlen);
 }

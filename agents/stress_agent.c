@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "agent.h"
 #include "guard.h"
+#include "record.h"
 #include "jit_code.h"
 #include "jmethods.h"
 #include "jvm_regions.h"
@@ -107,6 +108,7 @@ static int setup(JavaVM *vm)
         return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
     guard_set_enabled(agent_cfg.protect);
     guard_set_record_limit(agent_cfg.max_records);
+    record_set_limits(agent_cfg.records_per_key, -1);
     if (guard_install(agent_cfg.out, &why)) return fail("crash protection", why), -1;
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
     if (jvm_threads_attach(vm, &tc, &why)) return fail("threads", why), -1;

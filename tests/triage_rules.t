@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # crash-triage: rules.json is validated (one check per kind of error), the API entry
 # is "reached via" context rather than part of the signature, --explain, SafeFetch
-# probe faults, and the per-key record counters (record-count-KEY.txt) in the counts.
+# probe faults, and the per-key record counters (faults-KEY.txt) in the counts.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -88,11 +88,11 @@ mkdir -p "$d/keyed"
 for i in 0 1 2; do
   sed "s/^pid: .*/pid: 7\nkey: 00000000000000aa/" "$d/record-1-2-0.txt" >"$d/keyed/record-7-8-$i.txt"
 done
-yes '' | head -n 1000 >"$d/keyed/record-count-00000000000000aa.txt"
+yes '' | head -n 1000 >"$d/keyed/faults-00000000000000aa.txt"
 $T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k.out" 2>&1
 grep -q '^ 1000  [0-9a-f]*  SIGSEGV in libjvm.so+0x6c891c < .* (reached via run_with_iterator 1000)$' "$d/k.out"
 ok $? "3 records kept of a key that faulted 1000 times: the bucket counts 1000 ($(head -1 "$d/k.out"))"
-yes '' | head -n 1500 >"$d/keyed/record-count-00000000000000aa.txt"
+yes '' | head -n 1500 >"$d/keyed/faults-00000000000000aa.txt"
 $T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k2.out" 2>&1
 grep -q '^ 1500  ' "$d/k2.out"; ok $? "the counter grew: an incremental run counts 1500 ($(head -1 "$d/k2.out"))"
 $T --no-symbolize --out "$d/kfresh" "$d/keyed" >"$d/k3.out" 2>&1

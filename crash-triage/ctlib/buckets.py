@@ -186,6 +186,9 @@ class Store:
             for m in b['members']:
                 if m.get('key'):
                     kept.setdefault(m['key'], []).append((m['path'], m['id'], sig, m))
+        # faults of keys none of whose records is here (the directory's record cap was
+        # reached before the key's first fault): counted, but in no bucket
+        self.unbucketed = sum(n for k, n in totals.items() if k not in kept)
         extra = {}
         for key, lst in kept.items():
             more = totals.get(key, 0) - len(lst)

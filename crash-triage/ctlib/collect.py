@@ -15,7 +15,7 @@ INFLIGHT_NAME = re.compile(r'^inflight-(?:\d+-)?\d+\.(?:bin|case)$')
 INFLIGHT_MAGIC = b'ASGFINF1'
 # per-key fault counters next to the records: one line per fault of that key
 # (docs/crash-record.md), records kept or not
-COUNT_NAME = re.compile(r'^record-count-([0-9a-f]{16})\.txt$')
+COUNT_NAME = re.compile(r'^faults-([0-9a-f]{16})\.txt$')
 INFLIGHT_HEADER = 16
 CASE_MAX = 208
 SKIP_DIRS = {'.git', '__pycache__'}

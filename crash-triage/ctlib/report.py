@@ -53,6 +53,7 @@ def summarize(store, known=None, skipped=0):
         'known': sum(1 for b in buckets if b['status'] == 'known'),
         'suppressed': sum(1 for b in buckets if b['status'] == 'suppressed'),
         'needs_replay': len(needs), 'invalid': len(invalid), 'ignored_files': skipped,
+        'counted_without_record': getattr(store, 'unbucketed', 0),
     }
     return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
             'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid}
