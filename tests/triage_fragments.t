@@ -144,6 +144,13 @@ with open(bad, 'w') as f:
     f.write('000000000000  # SIGSEGV in libjvm.so+0x5f3c5e\n')
 rc, o, e = run('-q', '--out', out, '--known', bad, tree)
 tap(rc == 0 and 'line 1' in e and 'not that of its title' in e, '--known: a stale signature is a warning (%s)' % e.strip())
+# the campaign (and so ci/premerge) reads the list before it runs anything
+with open(bad, 'w') as f:
+    f.write('# list\n8db571dfbae  # eleven digits\n')
+p = subprocess.run(['ci/campaign', '--known', bad, '--out', os.path.join(tmp, 'camp'), '--budget', '5s'],
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+tap(p.returncode == 2 and 'line 2' in p.stderr and not os.path.exists(os.path.join(tmp, 'camp')),
+    'ci/campaign refuses a bad --known list before running (rc %d, %s)' % (p.returncode, p.stderr.strip()))
 print('# %d failed' % failed)
 sys.exit(1 if failed else 0)
 PY
