@@ -51,6 +51,7 @@ include tests/tests.mk
 -include fuzz/fuzz.mk
 -include ci/ci.mk
 -include ci/jtreg.mk
+-include tests/bench/bench.mk
 
 # make test installs what it needs (ci/install-deps is a no-op when all is there).
 test: deps
