@@ -48,7 +48,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
         fail("queue", why);
     if (agent_cfg.mode == MODE_QUEUE && agent_cfg.verify && queue_verify_start(env, jni))
         fail("queue verifier", "cannot start");
-    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_start(env, jni))
+    if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
+        suspend_walker_start(env, jni))
         fail("suspend walker", "cannot start");
     if (sampler_start()) fail("sampler", "cannot start");
 }
@@ -102,7 +103,8 @@ static int setup(JavaVM *vm)
     if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)
         return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return fail("jvmti", "no environment"), -1;
-    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_prepare(jvmti))
+    if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
+        suspend_walker_prepare(jvmti))
         return fail("suspend walker", "can_suspend capability not available"), -1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);

@@ -5,7 +5,8 @@
  *
  * Start-up (harness_start), in this order:
  *   1. JNI_CreateJavaVM, class path = our workload classes (and the stress
- *      classes when built), -Xmx128m -XX:+UseSerialGC -XX:-UsePerfData -Xrs,
+ *      classes when built), -Xmx128m -XX:-UsePerfData -Xrs, -XX:+UseSerialGC
+ *      unless $ASGF_JVM_OPTS names another collector,
  *      hs_err files into the record directory, then $ASGF_JVM_OPTS;
  *   2. the core's start-up path (startup_attach, src/startup.h): method
  *      cache, JIT code table, backend, crash protection (after

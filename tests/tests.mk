@@ -14,7 +14,7 @@ $(BUILD)/tests/signal_floor: tests/c/signal_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -lpthread -o $@
 
-TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
