@@ -1,6 +1,7 @@
 /* Backend choice and reporting (see api.h). */
 #include <stdio.h>
 #include <string.h>
+#include "agct.h"
 #include "api.h"
 
 int api_kind_parse(const char *s, enum api_kind *out)
@@ -57,4 +58,11 @@ const char *asgst_code_name(int code)
     case ASGST_AGCT_UNSUPPORTED: return "UNSUPPORTED";
     default: return code > 0 ? "KIND?" : "IMPLEMENTATION_SPECIFIC";
     }
+}
+
+const char *api_raw_code_name(const struct api *api, int raw)
+{
+    if (api && api->kind == API_ASGST) return asgst_code_name(raw);
+    if (raw == ASGST_AGCT_UNSUPPORTED) return "unsupported";
+    return agct_code_name(raw);
 }

@@ -17,7 +17,7 @@ INFLIGHT_MAGIC = b'ASGFINF1'
 # (docs/crash-record.md), records kept or not
 COUNT_NAME = re.compile(r'^faults-([0-9a-f]{16})\.txt$')
 INFLIGHT_HEADER = 16
-CASE_MAX = 208
+CASE_MAX = casefmt.MAX_SIZE  # the largest case any version allows
 SKIP_DIRS = {'.git', '__pycache__'}
 
 PARSERS = {
