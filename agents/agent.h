@@ -36,6 +36,8 @@ struct agent_config {
     uintptr_t test_plant; /* test hook: planted bad frames pointer (api_agct_plant_bad_frames) */
     long max_records;
     long records_per_key;
+    int oracle;         /* compare AGCT walks of held threads with JVMTI (agents/oracle.c) */
+    char oracle_rules[256]; /* "": the built-in rules */
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
 };
 

@@ -2,9 +2,14 @@
 AGENT_SRC := $(wildcard agents/*.c)
 AGENT_LIB := $(BUILD)/lib/libasgfagent.so
 
-$(AGENT_LIB): $(AGENT_SRC) agents/agent.h agents/stats.h $(CORE_LIB)
+# The oracle's excuse rules, built in as one C string literal.
+$(BUILD)/gen/oracle_rules.inc: agents/oracle-rules.txt
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -Iagents -shared $(AGENT_SRC) $(CORE_LIB) -ldl -lpthread -o $@
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
+
+$(AGENT_LIB): $(AGENT_SRC) agents/agent.h agents/stats.h agents/oracle.h $(BUILD)/gen/oracle_rules.inc $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -Iagents -I$(BUILD)/gen -shared $(AGENT_SRC) $(CORE_LIB) -ldl -lpthread -o $@
 
 .PHONY: agent
 agent: $(AGENT_LIB)

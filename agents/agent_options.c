@@ -83,6 +83,14 @@ static const char *set_queue_size(void *c, const char *v)
 static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
 static const char *set_records_per_key(void *c, const char *v) { return opt_parse_long(v, 1, 1L << 40, &CFG(c)->records_per_key); }
 
+static const char *set_oracle(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle); }
+static const char *set_oracle_rules(void *c, const char *v)
+{
+    if (!v || !*v || strlen(v) >= sizeof CFG(c)->oracle_rules) return "expected a rules file, got";
+    strcpy(CFG(c)->oracle_rules, v);
+    return NULL;
+}
+
 static const char *set_timer(void *c, const char *v)
 {
     if (v && !strcmp(v, "sampler")) CFG(c)->posix_timer = 0;
@@ -119,6 +127,9 @@ static const struct opt_def defs[] = {
                    "GetThreadListStackTraces) beside the sampler (default 0)", set_jvmti_walk},
     {"quiet", "0|1: no progress lines (default 0)", set_quiet},
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
+    {"oracle", "0|1: suspend sampled threads in turn and compare the VM's AsyncGetCallTrace walk of each, "
+               "from a signal on it, with JVMTI GetStackTrace; mismatches become records (default 0)", set_oracle},
+    {"oracle_rules", "file of the oracle's excuse rules (default: the built-in agents/oracle-rules.txt)", set_oracle_rules},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
               "timer (signal and queue modes; default sampler)", set_timer},
     {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},

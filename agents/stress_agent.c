@@ -15,6 +15,7 @@
 #include "guard.h"
 #include "record.h"
 #include "jvm_regions.h"
+#include "oracle.h"
 #include "queue_agct.h"
 #include "startup.h"
 #include "stats.h"
@@ -31,11 +32,13 @@ static void on_start(JNIEnv *jni, const char *name, int index)
 {
     (void)name;
     sample_thread_start(jni, index);
+    if (agent_cfg.oracle) oracle_thread_start(jni);
 }
 
 static void on_end(JNIEnv *jni, const char *name, int index)
 {
     (void)name, (void)index;
+    if (agent_cfg.oracle) oracle_thread_end(jni);
     sample_thread_end(jni);
 }
 
@@ -52,6 +55,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
         suspend_walker_start(env, jni))
         fail("suspend walker", "cannot start");
+    if (agent_cfg.oracle && oracle_start(env, jni, &why)) fail("oracle", why);
     if (sampler_start()) fail("sampler", "cannot start");
 }
 
@@ -79,9 +83,15 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     queue_agct_stop();
     suspend_walker_stop();
     queue_verify_stop();
+    if (agent_cfg.oracle) oracle_stop();
     stats_summary(stderr, t);
     if (agent_cfg.verify) queue_verify_report(stderr);
     char path[600];
+    if (agent_cfg.oracle) {
+        oracle_report(stderr);
+        snprintf(path, sizeof path, "%s/oracle.json", agent_cfg.out);
+        if (oracle_write_json(path)) fail(path, "cannot write");
+    }
     snprintf(path, sizeof path, "%s/summary.json", agent_cfg.out);
     if (stats_write_json(path, t, config_line)) fail(path, "cannot write");
     remove_inflight_files();
@@ -108,6 +118,8 @@ static int setup(JavaVM *vm)
     if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
         suspend_walker_prepare(jvmti))
         return fail("suspend walker", "can_suspend capability not available"), -1;
+    if (agent_cfg.oracle && oracle_load_rules(agent_cfg.oracle_rules, err, sizeof err)) return fail("oracle", err), -1;
+    if (agent_cfg.oracle && oracle_prepare(jvmti)) return fail("oracle", "can_suspend capability not available"), -1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);
     cb.VMInit = on_vm_init;

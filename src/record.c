@@ -212,3 +212,29 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     close(fd);
     return b.len + 1 < b.cap ? 0 : -1;
 }
+
+enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,
+                               char *path_out, size_t path_len)
+{
+    path_out[0] = 0;
+    long nth = count_append(dir, "/faults-", key, 1);
+    if (nth > atomic_load(&per_key_limit) || seen_before(key, NULL)) return RECORD_COUNTED;
+    if (count_append(dir, "/records-written.txt", 0, 0) > atomic_load(&total_limit)) return RECORD_COUNTED;
+    struct sbuf path = {path_out, 0, path_len};
+    sb_str(&path, dir);
+    sb_str(&path, "/record-");
+    sb_dec(&path, getpid());
+    sb_chr(&path, '-');
+    sb_dec(&path, threads_gettid());
+    sb_chr(&path, '-');
+    sb_dec(&path, atomic_fetch_add(&record_seq, 1));
+    sb_str(&path, ".txt");
+    int fd = path.len + 1 < path.cap ? open(path_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (fd < 0) {
+        path_out[0] = 0;
+        return RECORD_FAILED;
+    }
+    sigsafe_write_all(fd, text, len);
+    close(fd);
+    return RECORD_WRITTEN;
+}

@@ -45,6 +45,13 @@ void record_set_limits(long per_key, long total);
  * when the key and the directory are under their limits. */
 enum record_result record_fault(const struct record_info *ri);
 
+/* Not for handlers: a record whose text the caller made (a stack-walk
+ * mismatch of the oracle, docs/oracle.md), counted and limited like a fault
+ * under `key`: one record file per key per process, `per_key` at most.
+ * `text` is the whole file body from the magic line to END. */
+enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,
+                               char *path_out, size_t path_len);
+
 /* [handler-safe] Frame-pointer walk of a fault context: pcs[0] is the
  * faulting pc. Every word is read with sigsafe_read, so a bad chain ends
  * the walk. Returns the number of pcs. */

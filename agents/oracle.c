@@ -1,0 +1,393 @@
+/*
+ * oracle=1: checks the VM's own walker against ground truth.
+ *
+ * A thread held still has one true stack. The oracle thread suspends a
+ * sampled thread with JVMTI (a suspended thread cannot return to Java, so
+ * its Java frames cannot change, whether it sits in native code, parked, or
+ * stopped at a safepoint poll), takes JVMTI GetStackTrace, then sends the
+ * thread a signal: the handler, on the held thread with its real ucontext,
+ * calls the VM's AsyncGetCallTrace. Then the thread is resumed and the two
+ * walks are compared frame by frame to full depth (method and bci). JVMTI is
+ * the VM's safepoint walker, a different code path from AGCT's; our own agct
+ * emulation is not involved.
+ *
+ * Known legitimate differences are rules in data (agents/oracle-rules.txt,
+ * built in; oracle_rules=PATH for another file); every other difference is a
+ * mismatch, written as a record (docs/crash-record.md, "Mismatch records")
+ * keyed by the kind of difference and the first differing frame.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "agct.h"
+#include "agent.h"
+#include "jmethods.h"
+#include "jvm_threads.h"
+#include "oracle.h"
+#include "record.h"
+#include "regions.h"
+#include "sigsafe.h"
+
+#define ORACLE_DEPTH 1024
+#define RULES_MAX 32
+
+enum rule_kind { RULE_LINENO, RULE_CODE };
+
+struct rule {
+    char name[48];
+    enum rule_kind kind;
+    long agct, jvmti; /* RULE_CODE: agct only */
+    char why[400];
+    _Atomic unsigned long long excused;
+};
+
+static const char builtin_rules[] =
+#include "oracle_rules.inc"
+    ;
+
+static struct rule rules[RULES_MAX];
+static int nrules;
+static char rules_source[300];
+
+static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed"};
+enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_COUNT };
+
+static _Atomic int running;
+static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
+static long long started_ns, stopped_ns;
+static agct_fn walker;
+static int oracle_signal;
+static char example[600];
+
+/* The one walk request in flight: the oracle thread fills it, the held
+ * thread's handler answers it. */
+static struct {
+    _Atomic int tid;
+    JNIEnv *env;
+    ASGCT_CallFrame *frames;
+    jint depth, n;
+    _Atomic int done;
+} req;
+
+/* Global refs of the sampled threads by registry slot; the lock keeps a
+ * thread's ref and registry entry alive while it is being compared. */
+static jthread refs[THREADS_MAX];
+static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int parse_rules(const char *text, const char *source, char *err, size_t errlen)
+{
+    snprintf(rules_source, sizeof rules_source, "%s", source);
+    nrules = 0;
+    int lineno = 0;
+    for (const char *p = text; *p;) {
+        const char *end = strchr(p, '\n');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        char line[1024];
+        lineno++;
+        if (len >= sizeof line) return snprintf(err, errlen, "%s line %d: line too long", source, lineno), -1;
+        memcpy(line, p, len);
+        line[len] = 0;
+        p += len + (end ? 1 : 0);
+        char *s = line;
+        while (*s == ' ' || *s == '\t') s++;
+        if (!*s || *s == '#') continue;
+        if (nrules == RULES_MAX) return snprintf(err, errlen, "%s line %d: more than %d rules", source, lineno, RULES_MAX), -1;
+        struct rule *r = &rules[nrules];
+        char *why = strstr(s, " why:");
+        if (!why || !why[5] || !why[6]) return snprintf(err, errlen, "%s line %d: rule without 'why: TEXT'", source, lineno), -1;
+        *why = 0;
+        snprintf(r->why, sizeof r->why, "%s", why + 6);
+        char name[64], kind[16], extra[8];
+        long a = 0, j = 0;
+        int got = sscanf(s, "%63s %15s %ld %ld %7s", name, kind, &a, &j, extra);
+        if (got >= 3 && !strcmp(kind, "code") && got == 3) r->kind = RULE_CODE;
+        else if (got == 4 && !strcmp(kind, "lineno")) r->kind = RULE_LINENO;
+        else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...' or "
+                             "'NAME code AGCT_CODE why: ...'", source, lineno), -1;
+        if (strlen(name) >= sizeof r->name) return snprintf(err, errlen, "%s line %d: name too long", source, lineno), -1;
+        strcpy(r->name, name);
+        r->agct = a, r->jvmti = j;
+        atomic_store(&r->excused, 0);
+        nrules++;
+    }
+    return 0;
+}
+
+int oracle_load_rules(const char *path, char *err, size_t errlen)
+{
+    if (!path || !*path) return parse_rules(builtin_rules, "built-in oracle rules", err, errlen);
+    FILE *f = fopen(path, "r");
+    if (!f) return snprintf(err, errlen, "oracle_rules=%s: %s", path, strerror(errno)), -1;
+    static char text[65536];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    int big = !feof(f);
+    fclose(f);
+    if (big) return snprintf(err, errlen, "oracle_rules=%s: larger than %zu bytes", path, sizeof text - 1), -1;
+    text[n] = 0;
+    return parse_rules(text, path, err, errlen);
+}
+
+/* [handler-safe] On the held thread: the VM's walk of its own context. */
+static void on_walk_signal(int sig, siginfo_t *si, void *uc)
+{
+    (void)sig, (void)si;
+    int saved = errno;
+    if (atomic_load(&req.tid) == threads_gettid() && !atomic_load(&req.done)) {
+        ASGCT_CallTrace t = {req.env, 0, req.frames};
+        walker(&t, req.depth, uc);
+        req.n = t.num_frames;
+        atomic_store(&req.done, 1);
+    }
+    errno = saved;
+}
+
+void oracle_thread_start(JNIEnv *jni)
+{
+    const struct thread_info *self = threads_find(threads_gettid());
+    jthread t;
+    if (!self || !agent_jvmti || (*agent_jvmti)->GetCurrentThread(agent_jvmti, &t) != JVMTI_ERROR_NONE) return;
+    pthread_mutex_lock(&refs_lock);
+    refs[threads_slot(self)] = (*jni)->NewGlobalRef(jni, t);
+    pthread_mutex_unlock(&refs_lock);
+    (*jni)->DeleteLocalRef(jni, t);
+}
+
+void oracle_thread_end(JNIEnv *jni)
+{
+    const struct thread_info *self = threads_find(threads_gettid());
+    if (!self) return;
+    pthread_mutex_lock(&refs_lock);
+    jthread t = refs[threads_slot(self)];
+    refs[threads_slot(self)] = NULL;
+    pthread_mutex_unlock(&refs_lock);
+    if (t) (*jni)->DeleteGlobalRef(jni, t);
+}
+
+static int same_method(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j) { return a->method_id == j->method; }
+static int same_frame(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j)
+{
+    return same_method(a, j) && (jlocation)a->lineno == j->location;
+}
+
+static void method_text(jmethodID m, char *out, size_t len)
+{
+    const struct jmethod_entry *e = m ? jmethods_resolve(m) : NULL;
+    if (e) snprintf(out, len, "%s.%s%s", e->klass && e->klass->name ? e->klass->name : "?", e->name, e->signature);
+    else snprintf(out, len, "?%p", (void *)m);
+}
+
+/* FNV-1a over the kind and the first differing frame's method text: the
+ * same in every process, as jmethodIDs are not. */
+static uint64_t mismatch_key(int kind, const char *method)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *c = kind_names[kind]; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    h = (h ^ '|') * 1099511628211ULL;
+    for (const char *c = method; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    return h;
+}
+
+static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method,
+                           const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
+{
+    static char text[1 << 17];
+    char m[512], path[400];
+    uint64_t key = mismatch_key(kind, method);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    size_t used = 0;
+#define OUT(...) do { int w_ = snprintf(text + used, sizeof text - used, __VA_ARGS__); \
+        if (w_ > 0) used = used + (size_t)w_ < sizeof text ? used + (size_t)w_ : sizeof text - 1; } while (0)
+    OUT("ASGF-RECORD 1\npid: %d\ntid: %d\nthread: %s\ntime_ns: %lld\nbackend: agct\nentry: AsyncGetCallTrace\n"
+        "mode: oracle\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n",
+        (int)getpid(), t->tid, t->name, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+        (unsigned long long)key, kind_names[kind], at, method, na);
+    for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
+        method_text(jv[i].method, m, sizeof m);
+        OUT("expected: %d %s %lld\n", i, m, (long long)jv[i].location);
+    }
+    for (int i = 0; i < na && used + 600 < sizeof text; i++) {
+        method_text(ag[i].method_id, m, sizeof m);
+        OUT("walked: %d %s %d\n", i, m, ag[i].lineno);
+    }
+    OUT("END\n");
+#undef OUT
+    record_text(agent_cfg.out, key, text, used, path, sizeof path);
+}
+
+/* Compares one AGCT walk with JVMTI's; counts it and records a mismatch. */
+static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
+{
+    if (na <= 0 && !(na == 0 && nj == 0)) {
+        for (int r = 0; r < nrules; r++)
+            if (rules[r].kind == RULE_CODE && rules[r].agct == na) {
+                atomic_fetch_add(&rules[r].excused, 1);
+                atomic_fetch_add(&uncompared, 1);
+                return;
+            }
+    }
+    atomic_fetch_add(&compared, 1);
+    int used[RULES_MAX] = {0}, any_rule = 0, n = na > 0 ? na : 0, i;
+    for (i = 0; i < n && i < nj; i++) {
+        if (same_frame(&ag[i], &jv[i])) continue;
+        if (!same_method(&ag[i], &jv[i])) break;
+        int r;
+        for (r = 0; r < nrules; r++)
+            if (rules[r].kind == RULE_LINENO && rules[r].agct == ag[i].lineno && rules[r].jvmti == jv[i].location) break;
+        if (r == nrules) break;
+        used[r] = any_rule = 1;
+    }
+    if (i == n && i == nj) {
+        for (int r = 0; r < nrules; r++)
+            if (used[r]) atomic_fetch_add(&rules[r].excused, 1);
+        atomic_fetch_add(any_rule ? &equal_by_rule : &equal_exact, 1);
+        return;
+    }
+    int kind;
+    jmethodID first;
+    if (na <= 0) kind = K_FAILED, first = nj > 0 ? jv[0].method : NULL;
+    else if (i >= n) kind = K_DROPPED, first = jv[i].method;
+    else if (i >= nj) kind = K_EXTRA, first = ag[i].method_id;
+    else if (same_method(&ag[i], &jv[i])) kind = K_WRONG_BCI, first = jv[i].method;
+    else if (i + 1 < n && i + 1 < nj && same_frame(&ag[i], &jv[i + 1]) && same_frame(&ag[i + 1], &jv[i])) kind = K_SWAPPED, first = jv[i].method;
+    else if (i + 1 < nj && same_frame(&ag[i], &jv[i + 1])) kind = K_DROPPED, first = jv[i].method;
+    else if (i + 1 < n && same_frame(&ag[i + 1], &jv[i])) kind = K_EXTRA, first = ag[i].method_id;
+    else kind = K_WRONG_METHOD, first = jv[i].method;
+    atomic_fetch_add(&kinds[kind], 1);
+    char m[512];
+    method_text(first, m, sizeof m);
+    if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %s", kind_names[kind], i, m);
+    write_mismatch(t, kind, i, m, ag, na, jv, nj);
+}
+
+static int wait_answer(void)
+{
+    for (long spins = 0; !atomic_load(&req.done); spins++) {
+        if (spins < 2000) continue;
+        if (spins > 2000 + 200000) return -1; /* ~seconds of yields: the thread never took the signal */
+        sched_yield();
+    }
+    return 0;
+}
+
+static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
+{
+    static ASGCT_CallFrame ag[ORACLE_DEPTH];
+    static jvmtiFrameInfo jv[ORACLE_DEPTH];
+    jint nj = 0;
+    if ((*env)->SuspendThread(env, jt) != JVMTI_ERROR_NONE) return;
+    int got = (*env)->GetStackTrace(env, jt, 0, ORACLE_DEPTH, jv, &nj) == JVMTI_ERROR_NONE;
+    int answered = 0;
+    /* Held means inside a native method: a thread suspended there cannot
+     * change its Java frames. One suspended while running Java may not have
+     * stopped yet (suspension takes hold at its next poll), so it is not a
+     * known point and is not compared. */
+    if (got && !(nj > 0 && jv[0].location == -1)) {
+        got = 0;
+        atomic_fetch_add(&not_held, 1);
+    }
+    if (got) {
+        req.env = t->jni_env;
+        req.frames = ag;
+        req.depth = ORACLE_DEPTH;
+        atomic_store(&req.done, 0);
+        atomic_store(&req.tid, t->tid);
+        if (syscall(SYS_tgkill, getpid(), t->tid, oracle_signal) == 0) answered = wait_answer() == 0;
+        atomic_store(&req.tid, 0);
+        if (!answered) {
+            /* A late handler must not write into frames being reused: wait
+             * it out, suspended, before letting go (it is on its way). */
+            atomic_fetch_add(&no_answer, 1);
+            while (!atomic_load(&req.done) && atomic_load(&running)) sched_yield();
+        }
+    }
+    (*env)->ResumeThread(env, jt);
+    if (got && answered) judge(t, ag, req.n, jv, nj);
+    else if (got) atomic_fetch_add(&uncompared, 1);
+}
+
+static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
+{
+    (void)jni, (void)arg;
+    static int tids[THREADS_MAX];
+    int self = threads_gettid();
+    started_ns = sigsafe_now_ns();
+    while (atomic_load(&running)) {
+        int n = threads_list(tids, THREADS_MAX), did = 0;
+        for (int i = 0; i < n && atomic_load(&running); i++) {
+            if (tids[i] == self) continue;
+            pthread_mutex_lock(&refs_lock);
+            const struct thread_info *t = threads_find(tids[i]);
+            jthread jt = t ? refs[threads_slot(t)] : NULL;
+            if (jt) compare_one(env, t, jt), did++;
+            pthread_mutex_unlock(&refs_lock);
+        }
+        if (!did) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    stopped_ns = sigsafe_now_ns();
+}
+
+int oracle_prepare(jvmtiEnv *env)
+{
+    jvmtiCapabilities caps;
+    memset(&caps, 0, sizeof caps);
+    caps.can_suspend = 1;
+    return (*env)->AddCapabilities(env, &caps) == JVMTI_ERROR_NONE ? 0 : -1;
+}
+
+int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char **why)
+{
+    if (!(walker = agct_resolve())) return *why = "AsyncGetCallTrace not found in this VM", -1;
+    oracle_signal = SIGRTMIN + 4;
+    if (sigsafe_install(oracle_signal, on_walk_signal)) return *why = "cannot install the walk signal handler", -1;
+    atomic_store(&running, 1);
+    if (jvm_agent_thread_start(env, jni, "asgf-oracle", oracle_loop, NULL)) return *why = "cannot start its thread", -1;
+    return 0;
+}
+
+void oracle_stop(void)
+{
+    atomic_store(&running, 0);
+    if (!stopped_ns) stopped_ns = sigsafe_now_ns();
+}
+
+void oracle_report(FILE *f)
+{
+    unsigned long long mism = 0;
+    for (int k = 0; k < K_COUNT; k++) mism += kinds[k];
+    double secs = started_ns && stopped_ns > started_ns ? (double)(stopped_ns - started_ns) / 1e9 : 0;
+    fprintf(f, "asgf: oracle: compared %llu walks (%.0f/s), equal %llu, equal by rules %llu, mismatches %llu (",
+            (unsigned long long)compared, secs > 0 ? (double)compared / secs : 0.0, (unsigned long long)equal_exact,
+            (unsigned long long)equal_by_rule, mism);
+    for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s%s %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
+    fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu\n",
+            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held);
+    for (int r = 0; r < nrules; r++)
+        fprintf(f, "asgf: oracle rule %s excused %llu comparisons: %s\n", rules[r].name,
+                (unsigned long long)rules[r].excused, rules[r].why);
+    if (example[0]) fprintf(f, "asgf: oracle: first mismatch: %s\n", example);
+}
+
+int oracle_write_json(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    double secs = started_ns && stopped_ns > started_ns ? (double)(stopped_ns - started_ns) / 1e9 : 0;
+    fprintf(f, "{\"compared\": %llu, \"seconds\": %.3f, \"equal\": %llu, \"equal_by_rule\": %llu, "
+            "\"not_compared\": %llu, \"no_answer\": %llu, \"not_held\": %llu, \"rules_source\": \"%s\", \"mismatches\": {",
+            (unsigned long long)compared, secs, (unsigned long long)equal_exact, (unsigned long long)equal_by_rule,
+            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held, rules_source);
+    for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
+    fprintf(f, "}, \"excused\": {");
+    for (int r = 0; r < nrules; r++)
+        fprintf(f, "%s\"%s\": %llu", r ? ", " : "", rules[r].name, (unsigned long long)rules[r].excused);
+    fprintf(f, "}}\n");
+    return fclose(f);
+}

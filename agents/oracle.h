@@ -1,0 +1,25 @@
+/*
+ * oracle=1: AsyncGetCallTrace walks of held threads compared with JVMTI
+ * GetStackTrace at the same point (agents/oracle.c).
+ */
+#ifndef ASGF_ORACLE_H
+#define ASGF_ORACLE_H
+
+#include <stdio.h>
+#include <jvmti.h>
+
+/* Agent_OnLoad: the excuse rules (NULL or "": the built-in ones), then the
+ * capability to suspend threads. 0 or -1 (with err naming file and line). */
+int oracle_load_rules(const char *path, char *err, size_t errlen);
+int oracle_prepare(jvmtiEnv *jvmti);
+/* VMInit: the signal handler and the oracle thread. */
+int oracle_start(jvmtiEnv *jvmti, JNIEnv *jni, const char **why);
+void oracle_stop(void);
+/* On each sampled thread, at its start and end. */
+void oracle_thread_start(JNIEnv *jni);
+void oracle_thread_end(JNIEnv *jni);
+/* Counts, per kind of mismatch and per rule: stderr lines and oracle.json. */
+void oracle_report(FILE *f);
+int oracle_write_json(const char *path);
+
+#endif
