@@ -171,9 +171,27 @@ void oracle_thread_end(JNIEnv *jni)
 }
 
 static int same_method(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j) { return a->method_id == j->method; }
-static int same_frame(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j)
+
+/* Frames equal, or equal under a lineno rule (whose index is put in *rule). */
+static int frame_eq(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j, int *rule)
 {
-    return same_method(a, j) && (jlocation)a->lineno == j->location;
+    *rule = -1;
+    if (!same_method(a, j)) return 0;
+    if ((jlocation)a->lineno == j->location) return 1;
+    for (int r = 0; r < nrules; r++)
+        if (rules[r].kind == RULE_LINENO && rules[r].agct == a->lineno && rules[r].jvmti == j->location)
+            return *rule = r, 1;
+    return 0;
+}
+
+/* Whether ag[ia..na) equals jv[ij..nj) frame by frame (rules applied). */
+static int tail_eq(const ASGCT_CallFrame *ag, int ia, int na, const jvmtiFrameInfo *jv, int ij, int nj)
+{
+    int r;
+    if (na - ia != nj - ij || ia > na) return 0;
+    for (; ia < na; ia++, ij++)
+        if (!frame_eq(&ag[ia], &jv[ij], &r)) return 0;
+    return 1;
 }
 
 static void method_text(jmethodID m, char *out, size_t len)
@@ -236,13 +254,9 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     atomic_fetch_add(&compared, 1);
     int used[RULES_MAX] = {0}, any_rule = 0, n = na > 0 ? na : 0, i;
     for (i = 0; i < n && i < nj; i++) {
-        if (same_frame(&ag[i], &jv[i])) continue;
-        if (!same_method(&ag[i], &jv[i])) break;
         int r;
-        for (r = 0; r < nrules; r++)
-            if (rules[r].kind == RULE_LINENO && rules[r].agct == ag[i].lineno && rules[r].jvmti == jv[i].location) break;
-        if (r == nrules) break;
-        used[r] = any_rule = 1;
+        if (!frame_eq(&ag[i], &jv[i], &r)) break;
+        if (r >= 0) used[r] = any_rule = 1;
     }
     if (i == n && i == nj) {
         for (int r = 0; r < nrules; r++)
@@ -253,12 +267,17 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     int kind;
     jmethodID first;
     if (na <= 0) kind = K_FAILED, first = nj > 0 ? jv[0].method : NULL;
-    else if (i >= n) kind = K_DROPPED, first = jv[i].method;
+    /* The kind is the one edit at i that makes the rest agree; a frame
+     * that differs only in bci, or no single edit, is named by what differs at i. */
+    int r1, r2;
+    if (i >= n) kind = K_DROPPED, first = jv[i].method;
     else if (i >= nj) kind = K_EXTRA, first = ag[i].method_id;
+    else if (tail_eq(ag, i, n, jv, i + 1, nj)) kind = K_DROPPED, first = jv[i].method;
+    else if (tail_eq(ag, i + 1, n, jv, i, nj)) kind = K_EXTRA, first = ag[i].method_id;
+    else if (i + 1 < n && i + 1 < nj && frame_eq(&ag[i], &jv[i + 1], &r1) && frame_eq(&ag[i + 1], &jv[i], &r2) &&
+             tail_eq(ag, i + 2, n, jv, i + 2, nj))
+        kind = K_SWAPPED, first = jv[i].method;
     else if (same_method(&ag[i], &jv[i])) kind = K_WRONG_BCI, first = jv[i].method;
-    else if (i + 1 < n && i + 1 < nj && same_frame(&ag[i], &jv[i + 1]) && same_frame(&ag[i + 1], &jv[i])) kind = K_SWAPPED, first = jv[i].method;
-    else if (i + 1 < nj && same_frame(&ag[i], &jv[i + 1])) kind = K_DROPPED, first = jv[i].method;
-    else if (i + 1 < n && same_frame(&ag[i + 1], &jv[i])) kind = K_EXTRA, first = ag[i].method_id;
     else kind = K_WRONG_METHOD, first = jv[i].method;
     atomic_fetch_add(&kinds[kind], 1);
     char m[512];
@@ -281,7 +300,15 @@ static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
 {
     static ASGCT_CallFrame ag[ORACLE_DEPTH];
     static jvmtiFrameInfo jv[ORACLE_DEPTH];
-    jint nj = 0;
+    jint nj = 0, state = 0;
+    /* Suspending a thread that runs Java waits for it to reach a poll (a
+     * time slice on a busy machine), and it would not be a known point
+     * anyway: leave it for a later round. */
+    if ((*env)->GetThreadState(env, jt, &state) != JVMTI_ERROR_NONE ||
+        ((state & JVMTI_THREAD_STATE_RUNNABLE) && !(state & JVMTI_THREAD_STATE_IN_NATIVE))) {
+        atomic_fetch_add(&not_held, 1);
+        return;
+    }
     if ((*env)->SuspendThread(env, jt) != JVMTI_ERROR_NONE) return;
     int got = (*env)->GetStackTrace(env, jt, 0, ORACLE_DEPTH, jv, &nj) == JVMTI_ERROR_NONE;
     int answered = 0;

@@ -60,4 +60,11 @@ TEST_BINS += $(BUILD)/tests/libstandin_onebug.so $(BUILD)/tests/libstandin_inent
 	$(BUILD)/tests/libstandin_memcpy.so $(BUILD)/tests/standin_driver
 
 .PHONY: tests-build
+# The oracle's lying walker (tests/oracle.t): preloaded and loaded as an agent.
+$(BUILD)/tests/libstandin_liar.so: tests/jvm/standin_liar.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared $< -ldl -o $@
+
+TEST_BINS += $(BUILD)/tests/libstandin_liar.so
+
 tests-build: $(TEST_BINS)

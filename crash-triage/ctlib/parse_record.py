@@ -27,6 +27,21 @@ def parse_location(text):
     return mod, o
 
 
+def java_name(sig):
+    """'Ljava/lang/Thread;.run()V' -> 'java.lang.Thread.run()V'."""
+    if sig.startswith('L') and ';.' in sig:
+        cls, _, rest = sig[1:].partition(';.')
+        return cls.replace('/', '.') + '.' + rest
+    return sig
+
+
+def mismatch_report(rep):
+    """An oracle record (docs/crash-record.md, "Mismatch records"): its bucket is the kind
+    of difference and the first frame that differs, as its key is."""
+    rep.signal = 'MISMATCH-' + rep.extra['mismatch'].upper()
+    rep.frames = [Frame(function=java_name(rep.extra.get('method', '?')), kind='J')]
+
+
 def parse(data, path):
     # The case line may be long: keep up to 2*MAX_CASE hex digits of it.
     text = decode(data)
@@ -106,9 +121,13 @@ def parse(data, path):
                 rep.case = bytes.fromhex(val[:2 * MAX_CASE])
             elif val:
                 rep.flag('bad-case')
+        elif key in ('mismatch', 'method'):     # the oracle's mismatch records
+            rep.extra[key] = val[:1024]
         # unknown keys are ignored, as the format says
     if not complete:
         rep.flag('truncated')
+    if 'mismatch' in rep.extra:
+        mismatch_report(rep)
     if not rep.frames and rep.extra.get('pc_location', (None, None))[0]:
         mod, off = rep.extra['pc_location']        # cut before the first frame line
         rep.frames.append(Frame(module=mod, offset=off, kind='N'))

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# oracle=1 on a live JVM: the VM's AsyncGetCallTrace walks of threads held in
+# native methods agree with JVMTI GetStackTrace up to the excuse rules; a
+# stand-in that lies in 1 of 1,000 walks (drop, dup, swap one frame) is caught
+# in the right bucket every time, and no rule hides a lie.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+make_scratch
+secs=${SCENARIO_SECONDS:-4}
+liar=$PWD/build/tests/libstandin_liar.so
+field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$1" "$2" 2>/dev/null || echo -1; }
+
+# 1. The real walker on the park and jni scenarios.
+out="$d/real"
+stress/run --scenario park,jni --time "${secs}s" --out "$out" --agent "oracle=1,interval=10s,stats=0" > "$out.verdict" 2>&1
+ok $? "oracle=1 on park,jni runs clean ($(cat "$out.verdict"))"
+grep 'asgf: oracle' "$out/log" | sed 's/^/# /'
+c=$(field "$out/oracle.json" compared)
+[ "$c" -ge 1000 ]; ok $? "thousands of walks compared ($c)"
+m=$(field "$out/oracle.json" 'sum(mismatches.values())')
+[ "$m" -eq 0 ]; ok $? "no mismatches between AsyncGetCallTrace and JVMTI ($m)"
+e=$(field "$out/oracle.json" 'excused["native-lineno"]')
+[ "$e" -gt 0 ]; ok $? "the native-lineno rule excused the native top frames ($e comparisons)"
+[ "$(field "$out/oracle.json" 'equal + equal_by_rule')" -eq "$c" ]; ok $? "every compared walk is equal or equal by a rule"
+
+# 2. The lying stand-in, once per kind of lie.
+for lie in drop:dropped dup:extra swap:swapped; do
+  how=${lie%%:*} kind=${lie#*:} out="$d/liar-$how"
+  ASGF_LIAR=$how LD_PRELOAD=$liar stress/run --scenario park --time "${secs}s" --out "$out" \
+    --agent "oracle=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
+  lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+  grep -E 'asgf: oracle:|^liar:' "$out/log" | sed 's/^/# /'
+  got=$(field "$out/oracle.json" "mismatches['$kind']")
+  other=$(field "$out/oracle.json" "sum(mismatches.values()) - mismatches['$kind']")
+  walks=$(json_field "$out/summary.json" walks)
+  [ "${lies:-0}" -ge 1 ]; ok $? "$how: the stand-in lied (${lies:-none})"
+  # A lie can land on one of the sampler's few walks (interval=10s) instead of an
+  # oracle walk; every other lie must be reported.
+  [ "$got" -le "${lies:-0}" ] && [ $(( ${lies:-0} - got )) -le "$walks" ] && [ "$got" -ge 1 ]
+  ok $? "$how: every lie on an oracle walk is a '$kind' mismatch ($got of $lies lies, $walks sampler walks)"
+  [ "$other" -eq 0 ]; ok $? "$how: no mismatch of another kind ($other)"
+  crash-triage/triage -q --out "$d/triage-$how" "$out" > "$d/triage-$how.txt" 2>&1
+  top=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; print(len(b), b[0]["count"], b[0]["title"])' \
+        "$d/triage-$how/report.json" 2>/dev/null)
+  echo "# triage: $top"
+  want="MISMATCH-${kind^^} in java.util.concurrent.locks.LockSupport.parkNanos"
+  [ "$top" = "1 $got $want" ]; ok $? "$how: triage puts all $got in one bucket '$want'"
+done
+
+# 3. A rules file with a bad line is refused by file and line.
+printf '# ok\nnative-lineno lineno -3 -1 why: native\nno-why lineno 1 2\n' > "$d/bad-rules.txt"
+out="$d/bad-rules"
+stress/run --scenario park --time 2s --out "$out" --agent "oracle=1,oracle_rules=$d/bad-rules.txt" > "$out.verdict" 2>&1
+grep -q "oracle: $d/bad-rules.txt line 3: rule without 'why: TEXT'" "$out/log"
+ok $? "a rule without a why is refused with file and line ($(grep -m1 'oracle:' "$out/log"))"
+tap_done
