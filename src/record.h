@@ -46,7 +46,7 @@ void record_set_limits(long per_key, long total);
 enum record_result record_fault(const struct record_info *ri);
 
 /* Not for handlers: a record whose text the caller made (a stack-walk
- * mismatch of the oracle, docs/oracle.md), counted and limited like a fault
+ * mismatch of the oracle, docs/crash-record.md), counted and limited like a fault
  * under `key`: one record file per key per process, `per_key` at most.
  * `text` is the whole file body from the magic line to END. */
 enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,
