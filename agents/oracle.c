@@ -139,7 +139,9 @@ static void on_walk_signal(int sig, siginfo_t *si, void *uc)
 {
     (void)sig, (void)si;
     int saved = errno;
-    if (atomic_load(&req.tid) == threads_gettid() && !atomic_load(&req.done)) {
+    int self = threads_gettid();
+    /* tid -> -tid claims the request: the oracle can then no longer take it back. */
+    if (atomic_compare_exchange_strong(&req.tid, &self, -self)) {
         ASGCT_CallTrace t = {req.env, 0, req.frames};
         walker(&t, req.depth, uc);
         req.n = t.num_frames;
@@ -288,9 +290,12 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
 
 static int wait_answer(void)
 {
+    long long deadline = 0;
     for (long spins = 0; !atomic_load(&req.done); spins++) {
-        if (spins < 2000) continue;
-        if (spins > 2000 + 200000) return -1; /* ~seconds of yields: the thread never took the signal */
+        if (spins < 2000) continue; /* the usual answer comes within microseconds */
+        long long now = sigsafe_now_ns();
+        if (!deadline) deadline = now + 2000000000LL;
+        if (now > deadline) return -1; /* the thread has not taken the signal in 2 s */
         sched_yield();
     }
     return 0;
@@ -327,13 +332,15 @@ static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
         atomic_store(&req.done, 0);
         atomic_store(&req.tid, t->tid);
         if (syscall(SYS_tgkill, getpid(), t->tid, oracle_signal) == 0) answered = wait_answer() == 0;
-        atomic_store(&req.tid, 0);
-        if (!answered) {
-            /* A late handler must not write into frames being reused: wait
-             * it out, suspended, before letting go (it is on its way). */
-            atomic_fetch_add(&no_answer, 1);
-            while (!atomic_load(&req.done) && atomic_load(&running)) sched_yield();
+        int armed = t->tid;
+        if (!answered && !atomic_compare_exchange_strong(&req.tid, &armed, 0)) {
+            /* The handler claimed the request and is walking: it must not
+             * write into frames being reused, so wait for it to finish. */
+            while (!atomic_load(&req.done)) sched_yield();
+            answered = 1;
         }
+        atomic_store(&req.tid, 0);
+        if (!answered) atomic_fetch_add(&no_answer, 1);
     }
     (*env)->ResumeThread(env, jt);
     if (got && answered) judge(t, ag, req.n, jv, nj);
@@ -373,7 +380,15 @@ int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char **why)
 {
     if (!(walker = agct_resolve())) return *why = "AsyncGetCallTrace not found in this VM", -1;
     oracle_signal = SIGRTMIN + 4;
-    if (sigsafe_install(oracle_signal, on_walk_signal)) return *why = "cannot install the walk signal handler", -1;
+    /* SIGPROF waits while the walk runs: the sampler's handler (with its
+     * crash protection) never nests inside this one. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_walk_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaddset(&sa.sa_mask, SIGPROF);
+    if (sigaction(oracle_signal, &sa, NULL)) return *why = "cannot install the walk signal handler", -1;
     atomic_store(&running, 1);
     if (jvm_agent_thread_start(env, jni, "asgf-oracle", oracle_loop, NULL)) return *why = "cannot start its thread", -1;
     return 0;
