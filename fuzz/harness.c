@@ -443,7 +443,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     }
     h.outcome[feedback_class(r->prog.entry, &r->out)]++;
     h.queue_mode += r->prog.mode == MODE_QUEUE;
-    h.unsupported += r->out.ret == ASGST_AGCT_UNSUPPORTED;
+    h.unsupported += r->out.fw == EXEC_UNBOUND || r->out.fw == EXEC_NO_QUEUE;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -467,7 +467,6 @@ const char *harness_class_name(int c)
 const char *harness_raw_name(int raw)
 {
     if (h.api && h.api->kind == API_ASGST) return asgst_code_name(raw);
-    if (raw == ASGST_AGCT_UNSUPPORTED) return "unsupported";
     return agct_code_name(raw);
 }
 

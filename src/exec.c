@@ -17,7 +17,7 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
     const struct api *api = c->cx->api;
     ASGST_Frame f;
     int n = 0, rc;
-    while (n < 65536 && (rc = api->next_frame(it, &f)) == 1) {
+    while (n < 65536 && (c->out->last_vm = rc = api->next_frame(it, &f)) == 1) {
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
@@ -45,7 +45,14 @@ static void on_iterator(ASGST_Iterator *it, void *arg)
     }
 }
 
-static void unsupported(struct exec_outcome *out) { out->ret = out->raw = ASGST_AGCT_UNSUPPORTED; }
+static void unsupported(struct exec_outcome *out) { out->fw = EXEC_UNBOUND; }
+
+const char *exec_fw_name(int fw)
+{
+    static const char *const names[EXEC_FW__COUNT] = {"reached", "unbound", "no_queue", "fault", "nested",
+                                                      "guard_full"};
+    return fw >= 0 && fw < EXEC_FW__COUNT ? names[fw] : "?";
+}
 
 static void do_call(void *arg)
 {
@@ -64,7 +71,11 @@ static void do_call(void *arg)
             (void *)*arch_reg_slot(c->uc, ARCH_REG_PC), opts, on_iterator, c, &out->raw);
         break;
     case ENTRY_ENQUEUE:
-        if (!api->enqueue || !c->cx->queue) return unsupported(out);
+        if (!api->enqueue) return unsupported(out);
+        if (!c->cx->queue) {
+            out->fw = EXEC_NO_QUEUE;
+            return;
+        }
         out->ret = out->raw = api->enqueue(c->cx->queue, c->uc, (void *)c->cx->case_bytes);
         break;
     default: {
@@ -74,6 +85,7 @@ static void do_call(void *arg)
         break;
     }
     }
+    out->last_vm = out->ret;
 }
 
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
@@ -86,9 +98,14 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->region_hits = mutate_apply(p, &uc, self);
     inflight_store(cx->case_bytes, cx->case_len);
 
-    struct guard_call gc = {cx->api->name, case_entry_name(p->entry), cx->mode, cx->case_bytes, cx->case_len};
+    struct guard_call gc = {cx->api->name, case_entry_name(p->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
     struct call c = {cx, p, &uc, out};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
+    out->last_vm = EXEC_NO_VM_CODE;
+    gc.last_vm = &out->last_vm;
     out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
+    if (out->guard_rc > 0) out->fw = EXEC_FAULT;
+    else if (out->guard_rc == GUARD_NESTED) out->fw = EXEC_NESTED;
+    else if (out->guard_rc == GUARD_FULL) out->fw = EXEC_GUARD_FULL;
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(0);
 }

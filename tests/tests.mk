@@ -14,7 +14,11 @@ $(BUILD)/tests/signal_floor: tests/c/signal_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -lpthread -o $@
 
-TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+$(BUILD)/tests/asgst_abi_print: tests/c/asgst_abi_print.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
+
+TEST_BINS := $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
