@@ -156,7 +156,7 @@ static struct {
     ASGST_Queue *_Atomic queue[MAX_WORKERS];
     _Atomic unsigned long long queue_walks, queue_frames;
     long long next_refresh, up_ns;
-    unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported;
+    unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported, substituted;
     unsigned long long outcome[FEEDBACK_CLASSES];
 } h;
 
@@ -444,6 +444,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     h.outcome[feedback_class(r->prog.entry, &r->out)]++;
     h.queue_mode += r->prog.mode == MODE_QUEUE;
     h.unsupported += r->out.fw == EXEC_UNBOUND || r->out.fw == EXEC_NO_QUEUE;
+    h.substituted += r->out.substituted;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -499,8 +500,10 @@ void harness_stats(int fd)
     struct target_counters t;
     guard_counters(&g);
     target_counters(&t);
-    dprintf(fd, "asgf: runs %llu, rejected %llu, not run %llu, faults caught %llu, queue-mode %llu, unsupported %llu\n",
-            h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported);
+    dprintf(fd, "asgf: runs %llu, rejected %llu, not run %llu, faults caught %llu, queue-mode %llu, unsupported %llu, "
+                "entry substituted %llu\n",
+            h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported, h.substituted);
+    if (h.api) api_report_calls(h.api, fd);
     dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
             (unsigned long long)h.queue_frames);
     dprintf(fd, "asgf: outcomes:");

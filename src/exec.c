@@ -3,6 +3,7 @@
 #include "arch.h"
 #include "exec.h"
 #include "inflight.h"
+#include "info_calls.h"
 #include "mutate.h"
 
 struct call {
@@ -10,6 +11,7 @@ struct call {
     const struct case_prog *p;
     ucontext_t *uc;
     struct exec_outcome *out;
+    uint64_t seed; /* from the case bytes: the info-call variants */
 };
 
 static int walk(struct call *c, ASGST_Iterator *it, int keep)
@@ -21,23 +23,22 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
-        if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && api->get_method_info) {
-            char name[128], sig[256], gen[64];
-            ASGST_MethodInfo mi = {0};
-            mi.method_name = name, mi.method_name_length = sizeof name;
-            mi.signature = sig, mi.signature_length = sizeof sig;
-            mi.generic_signature = gen, mi.generic_signature_length = sizeof gen;
-            api->get_method_info(f.method, &mi);
-            if (api->get_class) (void)api->get_class(f.method);
-        }
+        /* Info calls on the first frames only: each is a round of ten
+         * calls, and deeper frames add no new argument shapes. */
+        if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && n <= 4)
+            info_calls_method(api, f.method, f.bci, c->seed + (uint64_t)n);
     }
     if (rc < 0) c->out->walk_error = rc;
+    /* Past the end: the prototype must keep answering, not walk on. */
+    if (rc == 0) (void)api->next_frame(it, &f);
+    if (api->state) (void)api->state(it);
     return n;
 }
 
 static void on_iterator(ASGST_Iterator *it, void *arg)
 {
     struct call *c = arg;
+    if (c->cx->api->thread_state) (void)c->cx->api->thread_state();
     c->out->frames = walk(c, it, 1);
     if ((c->p->flags & CASE_FLAG_REWIND) && c->cx->api->rewind_iterator) {
         c->cx->api->rewind_iterator(it);
@@ -54,13 +55,30 @@ const char *exec_fw_name(int fw)
     return fw >= 0 && fw < EXEC_FW__COUNT ? names[fw] : "?";
 }
 
+int exec_entry_to_run(const struct exec_ctx *cx, int entry)
+{
+    const struct api *api = cx->api;
+    switch (entry) {
+    case ENTRY_RUN_WITH_ITERATOR_FROM_FRAME:
+        return api->run_with_iterator_from_frame ? entry : ENTRY_RUN_WITH_ITERATOR;
+    case ENTRY_ENQUEUE:
+        if (api->enqueue && cx->queue) return entry;
+        /* No queue here: the element Enqueue would have stored. */
+        return api->get_enqueuable_element ? ENTRY_GET_ENQUEUABLE_ELEMENT : ENTRY_RUN_WITH_ITERATOR;
+    case ENTRY_GET_ENQUEUABLE_ELEMENT:
+        return api->get_enqueuable_element ? entry : ENTRY_RUN_WITH_ITERATOR;
+    default:
+        return ENTRY_RUN_WITH_ITERATOR;
+    }
+}
+
 static void do_call(void *arg)
 {
     struct call *c = arg;
     const struct api *api = c->cx->api;
     struct exec_outcome *out = c->out;
     int opts = c->p->options;
-    switch (c->p->entry) {
+    switch (out->entry) {
     case ENTRY_RUN_WITH_ITERATOR:
         out->ret = api->run_with_iterator(c->uc, opts, on_iterator, c, &out->raw);
         break;
@@ -98,8 +116,12 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->region_hits = mutate_apply(p, &uc, self);
     inflight_store(cx->case_bytes, cx->case_len);
 
-    struct guard_call gc = {cx->api->name, case_entry_name(p->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
-    struct call c = {cx, p, &uc, out};
+    out->entry = exec_entry_to_run(cx, p->entry);
+    out->substituted = out->entry != p->entry;
+    struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
+    uint64_t seed = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (size_t i = 0; i < cx->case_len; i++) seed = (seed ^ cx->case_bytes[i]) * 0x100000001b3ULL;
+    struct call c = {cx, p, &uc, out, seed};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
     out->last_vm = EXEC_NO_VM_CODE;
     gc.last_vm = &out->last_vm;

@@ -56,10 +56,21 @@ struct exec_outcome {
     int walk_error;     /* last NextFrame error (< 0), 0 if none */
     int rewind_mismatch;/* CASE_FLAG_REWIND walked a different count the second time */
     uint8_t types_seen; /* bit (1 << ASGST frame type) */
+    int entry;          /* the entry point that ran (enum case_entry), see exec_entry_to_run */
+    int substituted;    /* entry differs from the case's: the backend or thread lacked that one */
     uint32_t region_hits;
     int guard_rc;       /* guard_run's answer: 0, a signal number, GUARD_NESTED/FULL */
     struct guard_fault fault;
 };
+
+/*
+ * [handler-safe] The entry point a case runs as: its own when the backend
+ * binds it (and, for Enqueue, the thread has a queue), else the nearest
+ * one that does: GetEnqueuableElement for an Enqueue without a queue,
+ * RunWithIterator for the rest. Every case thus reaches the VM; the
+ * substitution shows in the outcome and the crash record's entry.
+ */
+int exec_entry_to_run(const struct exec_ctx *cx, int entry);
 
 /* [handler-safe] live may be NULL for entries that take no context; then a
  * zeroed context is mutated. self: the thread whose context it is. */

@@ -34,11 +34,22 @@ $(BUILD)/tests/libfake_jfrll.so: tests/jvm/fake_asgst.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ $< -o $@
 
+# The whole-API stand-in: ASGST_ with every entry point, and the newest
+# snapshot's shape (JFRLL_, without the two optional ones).
+$(BUILD)/tests/libfake_proto.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ $< -lpthread -o $@
+
+$(BUILD)/tests/libfake_proto_newest.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ -DNEWEST $< -lpthread -o $@
+
 $(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
 	@mkdir -p $(dir $@)
 	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
 
 TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
+	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
 
 .PHONY: tests-build
