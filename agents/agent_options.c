@@ -4,6 +4,7 @@
 #include "agent.h"
 #include "case.h"
 #include "options.h"
+#include "queue_ops.h"
 
 #define CFG(c) ((struct agent_config *)(c))
 
@@ -87,6 +88,8 @@ static const char *set_timer(void *c, const char *v)
     return NULL;
 }
 
+static const char *set_queue_ops(void *c, const char *v) { return queue_ops_parse(v, &CFG(c)->queue_ops); }
+
 static const char *set_test_plant(void *c, const char *v)
 {
     long x;
@@ -114,6 +117,8 @@ static const struct opt_def defs[] = {
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
               "timer (signal and queue modes; default sampler)", set_timer},
+    {"queue_ops", "mode=queue: lifecycle operations besides Enqueue, all|none|names joined by + from resize, handlers, "
+                  "elements, foreign, reregister, marks, info (default all)", set_queue_ops},
     {"max_records", "crash records written at most; later faults are counted (default 10000)", set_max_records},
     {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
@@ -124,7 +129,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1, .max_records = 10000,
+        .queue_size = 64, .suspend = 1, .max_records = 10000, .queue_ops = QOPS_ALL,
     };
     return options_parse(text, defs, cfg, err, errlen);
 }

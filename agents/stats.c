@@ -4,6 +4,7 @@
 #include "agct.h"
 #include "api.h"
 #include "queue_agct.h"
+#include "queue_ops.h"
 #include "agent.h"
 #include "case.h"
 #include "jvm_threads.h"
@@ -163,6 +164,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
         if (agent_api->calls[i])
             fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", api_entry_point_name(i), agent_api->calls[i]), first = 0;
     fprintf(f, "},\n");
+    queue_ops_json(f);
     fprintf(f, "  \"raw_codes\": {");
     int first = 1;
     for (int i = 0; i < N_RAW; i++)
