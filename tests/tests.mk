@@ -18,7 +18,11 @@ $(BUILD)/tests/asgst_abi_print: tests/c/asgst_abi_print.c $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
 
-TEST_BINS := $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+$(BUILD)/tests/fake_proto_test: tests/c/fake_proto_test.c tests/c/tap.h src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -ldl -o $@
+
+TEST_BINS := $(BUILD)/tests/fake_proto_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.

@@ -161,7 +161,7 @@ EXPORT int NAME(RunWithIterator)(void *uc, int32_t options, ASGST_IteratorHandle
     ucontext_t *u = uc;
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, u ? UC_PC(u) : NULL, u ? UC_SP(u) : NULL, u ? UC_FP(u) : NULL, options);
-    if (rc > 0 && fun) fun(&it, arg);
+    if (rc > 0) fun(&it, arg); /* no NULL check in the prototype either */
     return rc;
 }
 
@@ -171,7 +171,7 @@ EXPORT int NAME(RunWithIteratorFromFrame)(void *sp, void *fp, void *pc, int opti
     pthread_once(&pool_once, pool_init);
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, pc, sp, fp, options);
-    if (rc > 0 && fun) fun(&it, arg);
+    if (rc > 0) fun(&it, arg);
     return rc;
 }
 
@@ -400,6 +400,16 @@ static void process(ASGST_Queue *q)
 {
     int expected = Q_OPEN;
     if (!q->count || !atomic_compare_exchange_strong(&q->state, &expected, Q_BUSY)) return;
+    if (q->pending) {
+        /* A resize asked before this round takes effect at the end of the
+         * thread's next handshake, whatever it was for: what is queued then
+         * is dropped, unprocessed. */
+        q->capacity = q->pending, q->pending = 0, q->count = 0;
+        atomic_store(&q->attempts, 0);
+        expected = Q_BUSY;
+        atomic_compare_exchange_strong(&q->state, &expected, Q_OPEN);
+        return;
+    }
     int n = q->count;
     run_proc(q, &q->start, &q->elements[n - 1]);
     for (int i = 0; i < n && i < q->count; i++) {
@@ -411,7 +421,7 @@ static void process(ASGST_Queue *q)
     run_proc(q, &q->end, &q->elements[n - 1]);
     q->count = 0;
     atomic_store(&q->attempts, 0);
-    if (q->pending) q->capacity = q->pending, q->pending = 0; /* what was queued then is dropped */
+    if (q->pending) q->capacity = q->pending, q->pending = 0; /* asked during this round: at its end */
     expected = Q_BUSY;
     atomic_compare_exchange_strong(&q->state, &expected, Q_OPEN); /* unless deregistered meanwhile */
 }
