@@ -139,6 +139,13 @@ struct sig_ops {
     void *uc;
 };
 
+/* [handler-safe] A new size: -1, 0 or 1 a quarter of the time, else 1 to
+ * twice the configured capacity. */
+static int resize_size(const struct qthread *t, uint64_t r)
+{
+    return r % 4 == 0 ? (int)((r >> 2) % 3) - 1 : 1 + (int)((r >> 2) % (unsigned)(2 * t->capacity));
+}
+
 /* [handler-safe] */
 static void signal_ops(void *arg)
 {
@@ -159,6 +166,12 @@ static void signal_ops(void *arg)
                 op(e ? QOP_ELEMENT_GET : QOP_ELEMENT_OUT_OF_RANGE);
             }
         }
+    }
+    /* Resize from the signal handler (signal safe, own queue): the race
+     * with the Enqueues that follow until the next handshake applies it. */
+    if (q && on(QOPS_RESIZE) && agent_api->resize_queue && (r >> 36) % 64 == 0) {
+        agent_api->resize_queue(q, resize_size(t, r >> 42));
+        op(QOP_RESIZE);
     }
     if (on(QOPS_FOREIGN) && agent_api->enqueue && (r >> 8) % 16 == 0) {
         const struct thread_info *other = threads_other(threads_gettid(), (unsigned)(r >> 12));
@@ -257,8 +270,7 @@ static void handler_ops(void *arg)
     op(QOP_ITERATOR_PAST_END);
     if (!q) return;
     if (on(QOPS_RESIZE) && agent_api->resize_queue && (r >> 24) % 32 == 0) {
-        int size = (r >> 30) % 4 == 0 ? (int)((r >> 32) % 3) - 1 /* -1, 0, 1 */ : 1 + (int)((r >> 32) % (unsigned)(2 * t->capacity));
-        agent_api->resize_queue(q, size);
+        agent_api->resize_queue(q, resize_size(t, r >> 30));
         op(QOP_RESIZE);
     }
     if (on(QOPS_HANDLERS) && (r >> 40) % 64 == 0) set_handlers(q, (r >> 46) & 1, r >> 47);

@@ -48,12 +48,17 @@ $(BUILD)/tests/libfake_proto_newest.so: tests/jvm/fake_proto.c src/asgst.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ -DNEWEST $< -lpthread -o $@
 
+# ... and with three planted lifecycle bugs (tests/asgst_lifecycle.t).
+$(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS $< -lpthread -o $@
+
 $(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
 	@mkdir -p $(dir $@)
 	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
 
 TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
-	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so \
+	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so $(BUILD)/tests/libfake_proto_bugs.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
 
 .PHONY: tests-build

@@ -56,7 +56,7 @@
 #define UC_FP(u) ((void *)(u)->uc_mcontext.regs[29])
 #endif
 
-#define POISON ((void *)0x4141414141414141ULL) /* what freed memory holds */
+#define POISON ((void *)0x5eadbeef5eadbeefULL) /* what freed memory holds (non-canonical) */
 #define N_CLASSES 16
 #define METHODS_PER_CLASS 4
 #define UNLOAD_EVERY 50
@@ -108,11 +108,32 @@ static void pool_init(void)
     for (int i = 0; i < N_CLASSES; i++) load_class(&pool[i]);
 }
 
-/* The live class for a frame: the slot window moves with each unload. */
+/* The live class for a frame: the slot window moves with each unload. Of
+ * the N_CLASSES slots, N_CLASSES - 1 are live; the other one holds the
+ * class unloaded last, freed, until the next unload loads a new class
+ * there. */
 static struct fclass *live_class(unsigned k)
 {
-    return &pool[(atomic_load_explicit(&generation, memory_order_relaxed) + k) % N_CLASSES];
+    return &pool[(atomic_load_explicit(&generation, memory_order_relaxed) + k % (N_CLASSES - 1)) % N_CLASSES];
 }
+
+/*
+ * -DPLANTED_BUGS: three bugs, each reachable through one lifecycle window
+ * only, for the test that a campaign finds them (tests/asgst_lifecycle.t).
+ * Each faults in its own function, so a crash record's pc names it.
+ */
+#ifdef PLANTED_BUGS
+/* Distinct stores, so the compiler cannot fold the three into one. */
+#define PLANTED(name) __attribute__((noinline)) static void name(void) { *(volatile int *)POISON = __LINE__; }
+PLANTED(bug_resize_race)           /* Enqueue writes past a capacity a pending resize shrank */
+PLANTED(bug_mark_off_frame)        /* a frame mark moved to an sp no walk gave out */
+PLANTED(bug_stale_method)          /* method info read from an unloaded class */
+#define PLANT(cond, bug) do { if (cond) bug(); } while (0)
+#else
+#define PLANT(cond, bug) do { } while (0)
+#endif
+/* The last frame sp the walker gave out on this thread (frame marks). */
+static __thread void *last_frame_sp;
 
 /* ---- the walker ---- */
 
@@ -192,6 +213,7 @@ EXPORT int NAME(NextFrame)(ASGST_Iterator *it, ASGST_Frame *f)
     int nonjava = (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && it->pos == 0;
     memset(f, 0, sizeof *f);
     f->pc = it->pc, f->sp = it->sp, f->fp = it->fp;
+    last_frame_sp = it->sp;
     if (nonjava) {
         f->type = ASGST_FRAME_NON_JAVA, f->comp_level = -1, f->bci = -1;
     } else if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) {
@@ -232,6 +254,7 @@ static void write_field(const char *s, char *buf, jint *len)
 EXPORT void NAME(GetMethodInfo)(ASGST_Method method, ASGST_MethodInfo *info)
 {
     struct fmethod *m = (struct fmethod *)method;
+    PLANT(m && m->holder == POISON, bug_stale_method);
     struct fclass *c = m->holder;
     info->klass = (ASGST_Class)c;
     write_field(m->name, info->method_name, &info->method_name_length);
@@ -318,20 +341,22 @@ EXPORT bool NAME(DeregisterClassUnloadHandler)(ASGST_ClassUnloadHandler h, void 
 }
 #endif
 
-/* Unloads the oldest live class: handlers first, then the slot is freed
- * (poisoned) and, at once, reused for a new class, as metaspace would be. */
+/* Unloads the oldest live class: handlers first, then its slot is freed
+ * (poisoned); the slot freed by the previous unload gets a new class and
+ * joins the live window, as metaspace is reused. */
 static void unload_one(void)
 {
     pthread_mutex_lock(&pool_lock);
-    struct fclass *c = live_class(0);
+    unsigned g = atomic_load(&generation);
+    struct fclass *c = &pool[g % N_CLASSES], *freed_before = &pool[(g + N_CLASSES - 1) % N_CLASSES];
     ASGST_Method methods[METHODS_PER_CLASS];
     for (int i = 0; i < METHODS_PER_CLASS; i++) methods[i] = (ASGST_Method)&c->methods[i];
     for (int i = 0; i < MAX_UNLOAD_HANDLERS; i++)
         if (unload_handlers[i].h) unload_handlers[i].h((ASGST_Class)c, methods, METHODS_PER_CLASS, false, unload_handlers[i].arg);
+    load_class(freed_before);
     atomic_fetch_add(&generation, 1);
     for (int i = 0; i < METHODS_PER_CLASS; i++) c->methods[i].holder = POISON, c->methods[i].name = POISON;
     c->name = POISON;
-    load_class(c);
     pthread_mutex_unlock(&pool_lock);
 }
 
@@ -481,6 +506,7 @@ EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
     if (!atomic_compare_exchange_strong(&q->state, &expected, Q_BUSY)) return ASGST_ENQUEUE_OTHER_ERROR;
     int rc;
     ASGST_QueueElement e;
+    PLANT(q->pending && q->count >= q->pending, bug_resize_race);
     if (q->count >= q->capacity) {
         atomic_fetch_add(&q->attempts, 1);
         rc = ASGST_ENQUEUE_FULL_QUEUE;
@@ -538,7 +564,11 @@ EXPORT ASGST_FrameMark *NAME(RegisterFrameMark)(JNIEnv *env, ASGST_FrameMarkHand
     return m;
 }
 
-EXPORT void NAME(MoveFrameMark)(ASGST_FrameMark *m, void *sp) { atomic_store(&m->sp, sp); }
+EXPORT void NAME(MoveFrameMark)(ASGST_FrameMark *m, void *sp)
+{
+    PLANT(sp && sp != last_frame_sp, bug_mark_off_frame);
+    atomic_store(&m->sp, sp);
+}
 EXPORT void *NAME(GetFrameMarkStackPointer)(ASGST_FrameMark *m) { return atomic_load(&m->sp); }
 
 EXPORT void NAME(RemoveFrameMark)(ASGST_FrameMark *m)

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Lifecycle operations find what plain sampling cannot. The stand-in built
+# with -DPLANTED_BUGS has three bugs, each reachable through one window only:
+# Enqueue after a ResizeQueue that shrank the queue below its fill, before
+# the resize took effect; a frame mark moved to an sp no walk gave out; and
+# method info read from a class after it was unloaded. A short queue-mode
+# campaign with queue_ops=all finds all three (crash records whose pc lies in
+# each bug's function); the control run with queue_ops=none finds none.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+make_scratch
+lib=$PWD/$BUILD/tests/libfake_proto_bugs.so
+secs=${ASGF_LIFECYCLE_SECS:-15}
+bugs="bug_resize_race bug_mark_off_frame bug_stale_method"
+found() { # DIR: the function of every record's pc inside the stand-in, one a line
+  for r in "$1"/record-*.txt; do
+    [ -f "$r" ] || continue
+    off=$(sed -n 's/^pc: .*libfake_proto_bugs.so+\(0x[0-9a-f]*\)$/\1/p' "$r")
+    [ -n "$off" ] && addr2line -f -e "$lib" "$off" | head -1
+  done | sort -u
+}
+for ops in all none; do
+  LD_PRELOAD=$lib run_stress "$d/$ops" "api=asgst,mode=queue,queue_ops=$ops,seed=7" classload "$secs" 2
+  rc=$?
+  [ $rc -eq 0 ] && ! ls "$d/$ops"/hs_err* > /dev/null 2>&1
+  ok $? "queue_ops=$ops: $secs s campaign ends cleanly (exit $rc), faults caught by the guard"
+  found "$d/$ops" > "$d/$ops.found"
+done
+for b in $bugs; do
+  grep -qx "$b" "$d/all.found"; ok $? "queue_ops=all finds $b"
+done
+n=$(grep -cx "$(echo $bugs | tr ' ' '\n')" "$d/none.found")
+[ "$n" -eq 0 ]; ok $? "the control run (queue_ops=none) finds none of them (found: $(tr '\n' ' ' < "$d/none.found"))"
+grep -q "reached the API" "$d/none/log"; ok $? "the control run sampled: $(grep -o 'reached the API [0-9.]*% of samples' "$d/none/log")"
+tap_done
