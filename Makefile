@@ -50,6 +50,8 @@ include tests/tests.mk
 -include stress/stress.mk
 -include fuzz/fuzz.mk
 -include ci/ci.mk
+-include ci/jtreg.mk
+-include tests/bench/bench.mk
 
 # make test installs what it needs (ci/install-deps is a no-op when all is there).
 test: deps

@@ -12,7 +12,7 @@
 #include "api.h"
 #include "casegen.h"
 
-#define MUTATE_CORPUS 3 /* beside enum casegen_strategy */
+#define MUTATE_CORPUS 64 /* beside enum casegen_strategy, clear of its values */
 
 struct agent_config {
     long long interval_ns;
@@ -30,6 +30,7 @@ struct agent_config {
     int depth;
     int queue_size;
     int suspend;        /* mode=thread: also JVMTI Suspend/GetStackTrace/Resume walks */
+    int jvmti_walk;     /* any mode: the JVMTI walker thread runs beside the sampler */
     int quiet;
     int verify;         /* mode=queue: compare handler stacks with JVMTI */
     uintptr_t test_plant; /* test hook: planted bad frames pointer (api_agct_plant_bad_frames) */

@@ -27,14 +27,15 @@ static const char *set_api(void *c, const char *v)
 }
 static const char *set_mutate(void *c, const char *v)
 {
-    if (!v) return "expected none, random, near or corpus:<dir>, got";
+    if (!v) return "expected none, random, near, blind or corpus:<dir>, got";
     if (!strcmp(v, "none")) CFG(c)->mutate = CASEGEN_NONE;
+    else if (!strcmp(v, "blind")) CFG(c)->mutate = CASEGEN_BLIND;
     else if (!strcmp(v, "random")) CFG(c)->mutate = CASEGEN_RANDOM;
     else if (!strcmp(v, "near")) CFG(c)->mutate = CASEGEN_NEAR;
     else if (!strncmp(v, "corpus:", 7) && v[7] && strlen(v + 7) < sizeof CFG(c)->corpus) {
         CFG(c)->mutate = MUTATE_CORPUS;
         strcpy(CFG(c)->corpus, v + 7);
-    } else return "expected none, random, near or corpus:<dir>, got";
+    } else return "expected none, random, near, blind or corpus:<dir>, got";
     return NULL;
 }
 static const char *set_seed(void *c, const char *v)
@@ -47,6 +48,7 @@ static const char *set_seed(void *c, const char *v)
 static const char *set_protect(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->protect); }
 static const char *set_aim(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->aim); }
 static const char *set_suspend(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->suspend); }
+static const char *set_jvmti_walk(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->jvmti_walk); }
 static const char *set_quiet(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->quiet); }
 static const char *set_verify(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->verify); }
 static const char *set_out(void *c, const char *v)
@@ -102,7 +104,8 @@ static const struct opt_def defs[] = {
     {"interval", "sampling interval per thread (ns/us/ms/s; bare number = us), default 100us", set_interval},
     {"mode", "signal|thread|queue: who walks (default signal)", set_mode},
     {"api", "auto|asgst|agct: backend (default auto)", set_api},
-    {"mutate", "none|random|near|corpus:<dir>: context mutation (default none)", set_mutate},
+    {"mutate", "none|random|near|blind|corpus:<dir>: context mutation (default none; blind: sp, fp += "
+               "random 0..999999, a baseline)", set_mutate},
     {"seed", "random seed (default 1)", set_seed},
     {"protect", "0|1: crash protection around every call (default 1)", set_protect},
     {"aim", "0|1: mutate only samples whose pc is in Java code (default 1)", set_aim},
@@ -113,6 +116,8 @@ static const struct opt_def defs[] = {
     {"depth", "frames per walk, 1..2048 (default 2048)", set_depth},
     {"queue_size", "mode=queue: elements per thread queue (default 64)", set_queue_size},
     {"suspend", "mode=thread: also JVMTI SuspendThread/GetStackTrace walks (default 1)", set_suspend},
+    {"jvmti_walk", "0|1: any mode: a thread walks the sampled threads with JVMTI (suspended GetStackTrace, "
+                   "GetThreadListStackTraces) beside the sampler (default 0)", set_jvmti_walk},
     {"quiet", "0|1: no progress lines (default 0)", set_quiet},
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "

@@ -144,7 +144,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(rounds); FIELD(late_rounds); FIELD(signals_sent); FIELD(signals_failed); FIELD(handler_runs);
     FIELD(walks); FIELD(traces); FIELD(depth_sum); FIELD(faults); FIELD(nested); FIELD(aimed); FIELD(unaimed);
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
-    FIELD(suspend_frames); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
+    FIELD(suspend_frames); FIELD(list_walks); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
     long started, ended, matched;
     jvm_threads_counts(&started, &ended, &matched);
     fprintf(f, "  \"threads_registered\": %ld,\n", matched);

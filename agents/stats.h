@@ -16,7 +16,7 @@ struct stats {
     _Atomic unsigned long long rounds, late_rounds, signals_sent, signals_failed;
     _Atomic unsigned long long handler_runs, walks, traces, depth_sum, faults, nested, dropped;
     _Atomic unsigned long long aimed, unaimed, queue_full, queue_other, target_timeouts;
-    _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames;
+    _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames, list_walks;
     _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
     _Atomic unsigned long long threads_walked; /* threads with at least one walk */
     _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */

@@ -58,7 +58,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
         fail("queue", why);
     if (agent_cfg.mode == MODE_QUEUE && agent_cfg.verify && queue_verify_start(env, jni))
         fail("queue verifier", "cannot start");
-    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_start(env, jni))
+    if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
+        suspend_walker_start(env, jni))
         fail("suspend walker", "cannot start");
     if (sampler_start()) fail("sampler", "cannot start");
 }
@@ -121,7 +122,8 @@ static int setup(JavaVM *vm)
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
     if (jvm_threads_attach(vm, &tc, &why)) return fail("threads", why), -1;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return fail("jvmti", "no environment"), -1;
-    if (agent_cfg.mode == MODE_THREAD && agent_cfg.suspend && suspend_walker_prepare(jvmti))
+    if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
+        suspend_walker_prepare(jvmti))
         return fail("suspend walker", "can_suspend capability not available"), -1;
     jvmtiEventCallbacks cb;
     memset(&cb, 0, sizeof cb);

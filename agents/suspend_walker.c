@@ -1,8 +1,10 @@
 /*
- * mode=thread on a stock JDK: AGCT cannot walk another thread, so besides
- * holding targets for the API (reported as it answers), this stresses the
- * suspended-thread walkers the VM does have: JVMTI SuspendThread,
- * GetStackTrace, ResumeThread on each sampled thread in turn.
+ * The VM's own other-thread walkers, beside the sampler: mode=thread (AGCT
+ * cannot walk another thread on a stock JDK) and jvmti_walk=1 in any mode.
+ * Each round: JVMTI SuspendThread, GetStackTrace, ResumeThread on each
+ * sampled thread in turn, then one GetThreadListStackTraces over all of
+ * them unsuspended (the VM walks them in a handshake or at a safepoint,
+ * while the sampler's signals keep arriving).
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include "stats.h"
 
 #define WALK_DEPTH 256
+#define LIST_MAX 64 /* threads per GetThreadListStackTraces call */
 
 static _Atomic int running;
 static jvmtiEnv *jvmti;
@@ -26,13 +29,26 @@ static int sampled(jvmtiEnv *env, jthread t)
     return keep;
 }
 
+static void list_walk(jvmtiEnv *env, jthread *list, jint n)
+{
+    jvmtiStackInfo *info = NULL;
+    if (n && (*env)->GetThreadListStackTraces(env, n, list, WALK_DEPTH, &info) == JVMTI_ERROR_NONE) {
+        for (jint i = 0; i < n; i++) atomic_fetch_add(&stats.suspend_frames, (unsigned long long)info[i].frame_count);
+        atomic_fetch_add(&stats.list_walks, 1);
+        (*env)->Deallocate(env, (unsigned char *)info);
+    } else if (n) {
+        atomic_fetch_add(&stats.suspend_errors, 1);
+    }
+}
+
 static void JNICALL walker(jvmtiEnv *env, JNIEnv *jni, void *arg)
 {
     (void)arg;
     jvmtiFrameInfo frames[WALK_DEPTH];
+    jthread list[LIST_MAX];
     struct timespec pause = {0, agent_cfg.interval_ns};
     while (atomic_load(&running)) {
-        jint n;
+        jint n, listed = 0;
         jthread *threads;
         if ((*env)->GetAllThreads(env, &n, &threads) != JVMTI_ERROR_NONE) break;
         for (jint i = 0; i < n && atomic_load(&running); i++) {
@@ -48,9 +64,12 @@ static void JNICALL walker(jvmtiEnv *env, JNIEnv *jni, void *arg)
                 atomic_fetch_add(&stats.suspend_errors, 1);
             }
             (*env)->ResumeThread(env, threads[i]);
-            (*jni)->DeleteLocalRef(jni, threads[i]);
+            if (listed < LIST_MAX) list[listed++] = threads[i];
+            else (*jni)->DeleteLocalRef(jni, threads[i]);
             nanosleep(&pause, NULL);
         }
+        if (atomic_load(&running)) list_walk(env, list, listed);
+        for (jint i = 0; i < listed; i++) (*jni)->DeleteLocalRef(jni, list[i]);
         (*env)->Deallocate(env, (unsigned char *)threads);
     }
 }

@@ -315,6 +315,16 @@ static const char *exe_dir(void)
     return dir;
 }
 
+/* Whether a JVM option list selects a garbage collector (-XX:+Use...GC). */
+static int chooses_gc(const char *opts)
+{
+    for (const char *p = strstr(opts, "-XX:+Use"); p; p = strstr(p + 1, "-XX:+Use")) {
+        size_t n = strcspn(p, " \t\n");
+        if (n > 10 && !strncmp(p + n - 2, "GC", 2)) return 1;
+    }
+    return 0;
+}
+
 static int create_vm(JNIEnv **env, char *err, size_t errlen)
 {
     static char classpath[3 * PATH_MAX + 64], errfile[PATH_MAX + 64], native[PATH_MAX + 64], extra[4096];
@@ -332,8 +342,10 @@ static int create_vm(JNIEnv **env, char *err, size_t errlen)
 
     JavaVMOption opts[MAX_JVM_OPTIONS];
     int nopts = 0;
-    const char *fixed[] = {classpath, "-Xmx128m", "-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xrs", errfile, native};
+    const char *fixed[] = {classpath, "-Xmx128m", "-XX:-UsePerfData", "-Xrs", errfile, native};
     for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++) opts[nopts++].optionString = (char *)fixed[i];
+    /* Serial GC unless ASGF_JVM_OPTS picks a collector (two would refuse to start). */
+    if (!chooses_gc(h.cfg.jvm_opts)) opts[nopts++].optionString = (char *)"-XX:+UseSerialGC";
     if (strlen(h.cfg.jvm_opts) >= sizeof extra) return errorf(err, errlen, "ASGF_JVM_OPTS too long");
     strcpy(extra, h.cfg.jvm_opts);
     for (char *save, *o = strtok_r(extra, " \t\n", &save); o; o = strtok_r(NULL, " \t\n", &save)) {

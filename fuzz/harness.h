@@ -5,7 +5,8 @@
  *
  * Start-up (harness_start), in this order:
  *   1. JNI_CreateJavaVM, class path = our workload classes (and the stress
- *      classes when built), -Xmx128m -XX:+UseSerialGC -XX:-UsePerfData -Xrs,
+ *      classes when built), -Xmx128m -XX:-UsePerfData -Xrs, -XX:+UseSerialGC
+ *      unless $ASGF_JVM_OPTS names another collector,
  *      hs_err files into the record directory, then $ASGF_JVM_OPTS;
  *   2. jmethods_attach, jit_code_attach, the backend (api_select; for agct
  *      also its queue API, src/queue_agct.h), then jvm_threads_attach (glob

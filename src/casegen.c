@@ -69,6 +69,10 @@ void casegen_fill(enum casegen_strategy s, uint64_t *st, int nregs, struct case_
         p->mode = MODE_SIGNAL;
     } else if (s == CASEGEN_NEAR) {
         near(st, p);
+    } else if (s == CASEGEN_BLIND) {
+        p->nmut = 2;
+        p->mut[0] = (struct case_mutation){ARCH_REG_SP, MUT_DELTA, 0, (int64_t)(casegen_next(st) % 1000000)};
+        p->mut[1] = (struct case_mutation){ARCH_REG_FP, MUT_DELTA, 0, (int64_t)(casegen_next(st) % 1000000)};
     }
 }
 

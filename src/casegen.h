@@ -13,6 +13,8 @@ enum casegen_strategy {
     CASEGEN_NONE,   /* unmutated run_with_iterator */
     CASEGEN_RANDOM, /* uniform random bytes, decoded */
     CASEGEN_NEAR,   /* pc/sp/fp nudged or pointed into named regions */
+    CASEGEN_BLIND,  /* sp and fp each += a random 0..999999, nothing else: the
+                       JEP 435 prototype's own test style, a baseline to beat */
 };
 
 uint64_t casegen_next(uint64_t *state);

@@ -11,7 +11,8 @@ STRESS_SRCS    := $(shell find $(STRESS_DIR)/java -name '*.java' 2>/dev/null)
 STRESS_WB_SRCS := $(shell find $(STRESS_DIR)/wb -name '*.java' 2>/dev/null)
 
 .PHONY: stress
-stress: $(BUILD)/stress/classes.stamp $(BUILD)/stress/wb.jar $(BUILD)/lib/libstressnative.so
+stress: $(BUILD)/stress/classes.stamp $(BUILD)/stress/wb.jar $(BUILD)/lib/libstressnative.so \
+        $(BUILD)/stress/redefine-agent.jar
 
 # The WhiteBox binding is built apart from the main classes: it only works from the boot class
 # path, and the scenarios reach it by reflection. javac -h emits the JNI header the C file
@@ -33,3 +34,12 @@ $(BUILD)/lib/libstressnative.so: $(STRESS_DIR)/native/stress_native.c $(BUILD)/s
 	$(CC) -std=c11 $(WARN) -O2 -g -fPIC -shared \
 	    -I$(JAVA_HOME)/include -I$(JAVA_HOME)/include/linux -I$(BUILD)/stress/include \
 	    -o $@ $(STRESS_DIR)/native/stress_native.c
+
+# The redefine scenario's java.lang.instrument agent: a manifest naming InstrumentationHolder.
+# The class itself is loaded from build/stress/classes (first on the class path), the jar only
+# makes the VM call its premain with redefinition allowed.
+$(BUILD)/stress/redefine-agent.jar: $(BUILD)/stress/classes.stamp $(STRESS_DIR)/stress.mk
+	printf 'Premain-Class: asgstfuzz.stress.InstrumentationHolder\nCan-Redefine-Classes: true\n' \
+	    > $(BUILD)/stress/redefine-agent.mf
+	$(STRESS_JAR) --create --file $@ --manifest $(BUILD)/stress/redefine-agent.mf \
+	    -C $(BUILD)/stress/classes asgstfuzz/stress/InstrumentationHolder.class

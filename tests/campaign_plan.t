@@ -31,6 +31,47 @@ for pr in (s, p, o):
 print('ok')
 EOF
 
+# JVM flag sets: a matrix key ('default' adds nothing), comma-joined options
+# stay one alternative, fuzzers take one set; bad sets are named.
+cat >"$d/flags.preset" <<'EOF'
+[campaign]
+budget = 30s
+[stress]
+scenario = spin
+jvm = default -XX:+UseParallelGC,-XX:-UseCompressedOops -Xint
+jcmd = 3
+[libfuzzer]
+jvm = -XX:+UseG1GC
+EOF
+py "$d/flags.preset" <<'EOF' >"$d/flags.out" 2>&1; ok $? "jvm flag sets expand into plan jobs and job options ($(tail -1 "$d/flags.out"))"
+import sys
+from cilib import preset
+s = preset.load(sys.argv[1])['specs']
+st = [x for x in s if x['kind'] == 'stress']
+assert [x['params'].get('jvm') for x in st] == [None, '-XX:+UseParallelGC,-XX:-UseCompressedOops', '-Xint'], st
+assert all(x['params']['jcmd'] == '3' for x in st)
+assert 'jvm=-XX:+UseParallelGC,-XX:-UseCompressedOops' in preset.opts_string(st[1]['params'])
+assert 'jvm' not in preset.opts_string(st[0]['params'])
+assert [x for x in s if x['kind'] == 'libfuzzer'][0]['params']['jvm'] == '-XX:+UseG1GC'
+for name in ('premerge', 'overnight'):
+    p = preset.load(name)['specs']
+    assert any('jvmti_walk=1' in x['params'].get('agent', '') for x in p), name
+    assert any(x['params'].get('jcmd') for x in p), name
+    assert any('jfr' in x['params'].get('flags', '') for x in p), name
+    jv = ' '.join(x['params'].get('jvm', '') for x in p)
+    for f in ('-Xint', 'TieredStopAtLevel=1', '-UseCompressedOops', 'PreserveFramePointer', 'UseZGC',
+              'UseParallelGC', 'UseShenandoahGC', 'UseLargePages'):
+        assert f in jv, (name, f)
+    sc = ' '.join(x['params'].get('scenario', '') for x in p)
+    for w in ('nanotime', 'walkers', 'redefine'):
+        assert w in sc, (name, w)
+print('ok')
+EOF
+printf '[campaign]\nbudget = 30s\n[stress]\njvm = UseG1GC\njcmd = often\n' >"$d/badflags.preset"
+err=$(ci/campaign --preset "$d/badflags.preset" --out "$d/bf" 2>&1); rc=$?
+printf '%s\n' "$err" | grep -qF "[stress] jvm: bad value 'UseG1GC'" && printf '%s\n' "$err" | grep -qF "[stress] jcmd: seconds between thread dumps, got 'often'"
+ok $(( rc != 2 || $? )) "a flag set that is not JVM options, and a bad jcmd, exit 2 naming them"
+
 # Job list: deterministic, and a bigger budget only appends rounds.
 py <<'EOF' >"$d/jobs.out" 2>&1; ok $? "job list is stable and grows by appending"
 from cilib import preset, plan

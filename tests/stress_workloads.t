@@ -18,7 +18,8 @@ CLASSES="$BUILD/stress/classes"
 WBJAR="$BUILD/stress/wb.jar"
 NATIVE="$BUILD/lib/libstressnative.so"
 MAIN=asgstfuzz.stress.Main
-SCENARIOS="recursion deopt inline exceptions jni classload gc threads blocking vthreads spin park"
+SCENARIOS="recursion deopt inline exceptions jni classload gc threads blocking vthreads spin park nanotime walkers redefine"
+RDAGENT="$BUILD/stress/redefine-agent.jar"
 
 failed=0
 pass() { echo "ok - $1"; }
@@ -27,7 +28,7 @@ fail() { echo "not ok - $1"; failed=1; }
 show() { sed 's/^/#   /' "$@" | head -n 40; }
 
 missing=""
-for f in "$BUILD/stress/classes.stamp" "$WBJAR" "$NATIVE"; do
+for f in "$BUILD/stress/classes.stamp" "$WBJAR" "$NATIVE" "$RDAGENT"; do
   [ -e "$f" ] || missing="$missing $f"
 done
 if [ -n "$missing" ]; then
@@ -64,7 +65,7 @@ ops_of() {  # ops_of SCENARIO THREADS FILE -> M of "scenario=S threads=T ops=M",
 if stress "$tmp/list" -cp "$CLASSES" $MAIN --list; then
   bad=""
   for s in $SCENARIOS; do grep -q "^$s " "$tmp/list.out" || bad="$bad $s"; done
-  if [ -z "$bad" ]; then pass "--list names all 12 scenarios"; else fail "--list misses:$bad"; show "$tmp/list.out"; fi
+  if [ -z "$bad" ]; then pass "--list names all 15 scenarios"; else fail "--list misses:$bad"; show "$tmp/list.out"; fi
 else
   fail "--list exits 0"; show "$tmp/list.out" "$tmp/list.err"
 fi
@@ -74,7 +75,9 @@ fi
 # the runs only have to do some work, so sharing the cores does not matter.
 n=0
 for s in $SCENARIOS; do
-  { stress "$tmp/$s" -cp "$CLASSES" $MAIN --scenario "$s" --threads 2 --duration 2s --quiet
+  agent=()
+  [ "$s" = redefine ] && agent=("-javaagent:$RDAGENT")   # stress/run adds it the same way
+  { stress "$tmp/$s" "${agent[@]}" -cp "$CLASSES" $MAIN --scenario "$s" --threads 2 --duration 2s --quiet
     echo $? >"$tmp/$s.rc"; } &
   n=$((n + 1))
   [ $((n % 4)) -eq 0 ] && wait
@@ -99,6 +102,18 @@ for s in $SCENARIOS; do
     fail "scenario $s does work (ops=$ops)"; show "$tmp/$s.out" "$tmp/$s.err"
   fi
 done
+
+# redefine really redefined the class under its workers, and says what it needs without the agent.
+n=$(sed -n 's/^redefine: redefinitions=\([0-9][0-9]*\)$/\1/p' "$tmp/redefine.out" | head -n 1)
+if [ -n "$n" ] && [ "$n" -ge 1 ]; then pass "redefine redefined RedefineTarget $n times"
+else fail "redefine reports redefinitions >= 1"; show "$tmp/redefine.out" "$tmp/redefine.err"; fi
+stress "$tmp/rdnone" -cp "$CLASSES" $MAIN --scenario redefine --threads 1 --duration 1s --quiet
+rc=$?
+if [ "$rc" -eq 1 ] && grep -q 'no java.lang.instrument agent: start the VM with -javaagent:' "$tmp/rdnone.out" "$tmp/rdnone.err"; then
+  pass "redefine without the agent jar exits 1 naming the -javaagent it needs"
+else
+  fail "redefine without the agent jar exits 1 naming the -javaagent it needs (exit $rc)"; show "$tmp/rdnone.out" "$tmp/rdnone.err"
+fi
 
 # deopt with our WhiteBox binding on the boot class path.
 stress "$tmp/wb" -XX:+UnlockDiagnosticVMOptions -XX:+WhiteBoxAPI -Xbootclasspath/a:"$WBJAR" \

@@ -32,23 +32,25 @@ CAMPAIGN_DEFAULTS = {
 }
 
 # Matrix keys in the order they vary (the last varies fastest).
-STRESS_MATRIX = ('scenario', 'mode', 'api', 'interval', 'mutate', 'agent', 'threads')
+STRESS_MATRIX = ('scenario', 'mode', 'api', 'interval', 'mutate', 'agent', 'threads', 'jvm')
 STRESS_DEFAULTS = {
     'scenario': 'spin,recursion,inline,deopt', 'mode': 'signal', 'api': 'auto',
-    'interval': '100us', 'mutate': 'none', 'agent': '', 'threads': '2',
+    'interval': '100us', 'mutate': 'none', 'agent': '', 'threads': '2', 'jvm': 'default',
 }
-STRESS_FIXED = ('flags', 'job_time', 'heap')
+STRESS_FIXED = ('flags', 'job_time', 'heap', 'jcmd')
 FUZZ_KEYS = {
     'libfuzzer': ('instances', 'job_time', 'asan', 'keep_going', 'scenario', 'workers', 'api',
-                  'protect', 'test_plant', 'feedback', 'extra'),
+                  'protect', 'test_plant', 'feedback', 'extra', 'jvm'),
     'afl': ('instances', 'job_time', 'keep_going', 'scenario', 'workers', 'api', 'protect',
-            'test_plant', 'feedback', 'extra'),
+            'test_plant', 'feedback', 'extra', 'jvm'),
 }
 KINDS = ('stress', 'libfuzzer', 'afl')
 
 MODES = ('signal', 'thread', 'queue')
 APIS = ('auto', 'asgst', 'agct')
-MUTATE_RE = re.compile(r'none|random|near|corpus:\S+')
+MUTATE_RE = re.compile(r'none|random|near|blind|forge|corpus:\S+')
+# One JVM flag set: 'default' (none), or JVM options joined by commas.
+JVM_RE = re.compile(r'default|-[A-Za-z][^\s,]*(,-[A-Za-z][^\s,]*)*')
 INTERVAL_RE = re.compile(r'\d+(ns|us|ms|s)?')
 FLAGS = ('jfr', 'jsig', 'whitebox')
 TOKEN_RE = re.compile(r'[^\s=]+(=[^\s]*)?|')   # no blanks inside a value
@@ -138,6 +140,7 @@ def _check_stress_value(section, key, value, errors):
         'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v),
         'scenario': lambda v: not re.fullmatch(r'[a-z]+(,[a-z]+)*', v),
         'agent': lambda v: not re.fullmatch(r'[a-z_]+=[^\s,]*(,[a-z_]+=[^\s,]*)*', v),
+        'jvm': lambda v: not JVM_RE.fullmatch(v),
     }[key]
     if bad(value):
         errors.append("[%s] %s: bad value '%s'" % (section, key, value))
@@ -163,10 +166,17 @@ def _stress(section, kind, items, camp, errors):
     heap = items.get('heap', '')
     if heap and not re.fullmatch(r'\d+[kmgKMG]?', heap):
         errors.append("[%s] heap: bad value '%s'" % (section, heap))
+    jcmd = items.get('jcmd', '')
+    if jcmd and not re.fullmatch(r'[1-9]\d*', jcmd):
+        errors.append("[%s] jcmd: seconds between thread dumps, got '%s'" % (section, jcmd))
     job_time = _job_time(section, items, camp, errors)
     out = []
     for combo in itertools.product(*axes):
         params = dict(zip(STRESS_MATRIX, combo))
+        if params['jvm'] == 'default':
+            del params['jvm']     # the job line stays as it was for flag-less groups
+        if jcmd:
+            params['jcmd'] = jcmd
         if flags:
             params['flags'] = ','.join(flags)
         if heap:
@@ -190,6 +200,8 @@ def _fuzz(section, kind, items, camp, errors):
     for k in ('asan', 'keep_going', 'protect', 'feedback'):
         if items.get(k, '') not in ('', '0', '1'):
             errors.append("[%s] %s: 0 or 1, got '%s'" % (section, k, items[k]))
+    if items.get('jvm') and not JVM_RE.fullmatch(items['jvm'].strip()):
+        errors.append("[%s] jvm: JVM options joined by commas, got '%s'" % (section, items['jvm']))
     if items.get('api', '') not in ('',) + APIS:
         errors.append("[%s] api: bad value '%s'" % (section, items['api']))
     if items.get('test_plant') and not re.fullmatch(r'0x[0-9a-fA-F]+|\d+', items['test_plant']):

@@ -48,6 +48,19 @@ def _child_setup():
         pass
 
 
+def check_known(path):
+    """Read a known-buckets list the way triage will, so that a bad line stops the campaign
+    before it runs (triage would refuse it at every triage pass)."""
+    sys.path.insert(0, os.path.join(ROOT, 'crash-triage'))
+    from ctlib import report as known_list, signature
+    try:
+        known_list.load_known(path, signature.Rules.load())
+    except known_list.KnownError as e:
+        raise UsageError('bad known-buckets file: %s' % e)
+    except (OSError, signature.RulesError) as e:
+        raise UsageError('cannot read known-buckets file: %s' % e)
+
+
 class Campaign:
     def __init__(self, out, quiet=False, log=sys.stderr):
         self.out = os.path.abspath(out)
@@ -96,6 +109,8 @@ class Campaign:
     def start(self, preset, opts):
         """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
         if preset is not None:
+            if opts.known:
+                check_known(opts.known)
             cfg = self.create(preset, opts)
             specs = preset['specs']
             state = {'sessions': [], 'consumed': 0.0, 'status': 'new', 'warnings': []}

@@ -114,7 +114,8 @@ class Store:
         b = self.buckets.get(sig)
         if b is None:
             b = {'signature': sig, 'title': title, 'alt': rep.extra.get('alt'),
-                 'frame': rep.extra.get('frame'), 'signal': self.rules.signal_class(rep),
+                 'frame': rep.extra.get('frame'), 'module': rep.extra.get('module'),
+                 'signal': self.rules.signal_class(rep),
                  'members': [], 'created': iso(time.time())}
             self.buckets[sig] = b
             self.new_this_run.add(sig)

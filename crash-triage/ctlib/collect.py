@@ -3,7 +3,7 @@ import os
 import re
 
 from . import case as casefmt
-from . import parse_asan, parse_fuzzer, parse_hserr, parse_record
+from . import parse_asan, parse_fragment, parse_fuzzer, parse_hserr, parse_record
 from .model import NotAReport, Reason, decode, one_line, read_bounded
 
 HEAD = 1 << 20
@@ -21,11 +21,17 @@ PARSERS = {
     'record': parse_record.parse,
     'hs_err': parse_hserr.parse,
     'asan': parse_asan.parse,
+    'fragment': parse_fragment.parse,
 }
+NOT_A_REPORT = ('not a crash report: no hs_err header, record magic, ASan error line, '
+                'fuzzer artifact name or frame list')
 
 
 def detect(data, path):
-    """Kind of report in data ('record', 'hs_err', 'asan', 'fuzzer'), or None."""
+    """Kind of report in data ('record', 'hs_err', 'asan', 'fuzzer', 'fragment'), or None.
+
+    'fragment' is the last resort: any other text that holds a frame list (pasted from
+    a bug tracker, or an hs_err cut before its header)."""
     base = os.path.basename(path)
     head = decode(data[:HEAD])
     if parse_record.detect(head) or RECORD_NAME.match(base):
@@ -36,6 +42,8 @@ def detect(data, path):
         return 'fuzzer'
     if parse_asan.detect(head):
         return 'asan'
+    if parse_fragment.detect(head):
+        return 'fragment'
     return None
 
 
@@ -46,7 +54,7 @@ def parse_data(data, path, kind=None, replay_argv=None):
     try:
         kind = kind or detect(data, path)
         if kind is None:
-            return [], 'not a crash report: no hs_err header, record magic, ASan error line or fuzzer artifact name'
+            return [], NOT_A_REPORT
         if kind == 'fuzzer':
             flavour = parse_fuzzer.detect_path(path)
             if replay_argv:
@@ -75,7 +83,7 @@ def parse_path(path, replay_argv=None):
         return None, [], 'unreadable: %s' % one_line(e)
     kind = detect(head, path)
     if kind is None:
-        return None, [], 'not a crash report'
+        return None, [], NOT_A_REPORT
     if len(head) < HEAD:
         data, oversize = head, False    # the whole file is already here
     else:

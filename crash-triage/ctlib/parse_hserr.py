@@ -1,4 +1,5 @@
-"""Parser for HotSpot fatal error logs (hs_err_pid*.log), JDK 8 to 25 on Linux."""
+"""Parser for HotSpot fatal error logs (hs_err_pid*.log), JDK 6 to 25 on Linux (x86_64,
+aarch64).  A file without the header is read as a fragment (parse_fragment)."""
 import calendar
 import re
 import time as _time
@@ -7,25 +8,40 @@ from .model import (Frame, NotAReport, Report, MAX_FRAMES, bounded_lines, decode
                     one_line, parse_int)
 
 HEADER_RE = re.compile(r'^#\s*(A fatal error has been detected by the Java Runtime Environment'
+                       r'|An unexpected error has been detected by (?:the )?Java Runtime Environment'
                        r'|There is insufficient memory for the Java Runtime Environment)')
 SIGNAL_RE = re.compile(r'^#\s+(SIG[A-Z0-9]+)\s+\(0x([0-9a-fA-F]+)\)\s+at pc=(0x[0-9a-fA-F]+),'
                        r'\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+)')
 INTERNAL_RE = re.compile(r'^#\s+(Internal Error|Out of Memory Error)\s+\(([^)]{0,300})\),'
                          r'\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+)')
-JRE_RE = re.compile(r'^#\s+JRE version:.*?\(([0-9][^)]{0,60})\)')
+# JDK 7+ put the version in parentheses; JDK 6 printed it bare ('JRE version: 6.0_45-b06')
+JRE_RE = re.compile(r'^#\s+JRE version:\s*(?:.*?\(([0-9][^)]{0,60})\)|([0-9][\w.\-]{0,60}))')
 THREAD_RE = re.compile(r'^Current thread \((0x[0-9a-fA-F]+)\):\s+(\w+)(?:\s+"([^"]{0,300})")?(.*)$')
-STATE_RE = re.compile(r'\[(_thread_[a-z_]+)')
+STATE_RE = re.compile(r'\[(_thread_[A-Za-z_]+)')
 ID_RE = re.compile(r'\bid=(\d+)')
 SIGINFO_RE = re.compile(r'^siginfo:\s*si_signo:\s*(\d+)\s*\((\w+)\),\s*si_code:\s*(-?\d+)'
                         r'(?:\s*\(([A-Z_0-9]+)\))?(?:,\s*si_addr:\s*(0x[0-9a-fA-F]+))?')
+# JDK 6/7: 'siginfo:si_signo=SIGSEGV: si_errno=0, si_code=1 (SEGV_MAPERR), si_addr=0x...'
+SIGINFO_OLD_RE = re.compile(r'^siginfo:\s*si_signo=(SIG[A-Z0-9]+|\d+)(?:\s*\((\w+)\))?:?[\s,]*'
+                            r'(?:si_errno=\d+,\s*)?si_code=(-?\d+)(?:\s*\(([A-Z_0-9]+)\))?'
+                            r'(?:,\s*si_addr=(0x[0-9a-fA-F]+))?')
+SIGNOS = {'SIGSEGV': 11, 'SIGBUS': 7, 'SIGILL': 4, 'SIGFPE': 8, 'SIGABRT': 6, 'SIGTRAP': 5}
+SIGNAMES = {v: k for k, v in SIGNOS.items()}
 TIME_RE = re.compile(r'^[Tt]ime:\s+\w{3}\s+(\w{3})\s+(\d+)\s+(\d\d):(\d\d):(\d\d)\s+(\d{4})(?:\s+(\w+))?')
 MAPS_RE = re.compile(r'^[0-9a-fA-F]+-[0-9a-fA-F]+\s+\S{4}\s+[0-9a-fA-F]+\s+\S+\s+\d+\s+(/\S.*)$')
 
 NATIVE_FRAME_RE = re.compile(r'^([VvCJjA])\s+\[([^\]\s]{1,512})\+0x([0-9a-fA-F]{1,16})\](?:\s+(.*))?$')
-BARE_PC_RE = re.compile(r'^([VC])\s+0x([0-9a-fA-F]{1,16})\s*$')
+# a pc in no library; HotSpot may still name it ('C  0x0000ffff8a2c07a0  __kernel_rt_sigreturn')
+BARE_PC_RE = re.compile(r'^([VC])\s+0x([0-9a-fA-F]{1,16})(?:\s+(\S.*?))?\s*$')
 STUB_RE = re.compile(r'^v\s+(~?\S.*?)(?:\s+0x[0-9a-fA-F]+)?\s*$')
 JFRAME_RE = re.compile(r'^j\s+(\S+?)(?:\+(\d+))?(?:\s+(\S+))?\s*$')
-COMPILED_RE = re.compile(r'^([JA])\s+(\d+)\s+(.*)$')
+# JDK 8+: 'J 1234 C2 ...' (an OSR compile is '1234%'); JDK 6/7: 'J  java.util.HashMap.get(...)'
+COMPILED_RE = re.compile(r'^([JA])\s+(?:(\d+)%?\s+)?(.*)$')
+# GCC clone suffixes in demangled names ('frame::sender(RegisterMap*) const [clone .isra.0]'):
+# the same source function, whatever the build's optimizer made of it
+CLONE_RE = re.compile(r'\s*\[clone \.[\w.]+\]')
+# pc values HotSpot prints where a frame walk ran off the end
+TERMINATOR_PCS = (0, 0xffffffffffffffff, 0xffffffff)
 FUNC_OFF_RE = re.compile(r'^(.*?)\+0x([0-9a-fA-F]+)(?:\s+\(([^)]*)\))?\s*$')
 
 SECTION_ENDS = ('Java frames:', 'siginfo:', 'Registers:', 'Register to memory', 'Top of Stack:',
@@ -50,6 +66,7 @@ def parse_frame(line):
         kind, module, off, rest = m.groups()
         fr = Frame(module=module, offset=int(off, 16), kind=kind)
         if rest:
+            rest = CLONE_RE.sub('', rest)
             fm = FUNC_OFF_RE.match(rest.strip())
             if fm:
                 fr.function = fm.group(1).strip() or None
@@ -60,8 +77,16 @@ def parse_frame(line):
         return fr
     m = BARE_PC_RE.match(line)
     if m:
-        return Frame(module=None, offset=None, function=None, kind=m.group(1),
-                     source='pc=0x' + m.group(2))
+        fr = Frame(module=None, offset=None, function=None, kind=m.group(1),
+                   source='pc=0x' + m.group(2))
+        if m.group(3):
+            fm = FUNC_OFF_RE.match(CLONE_RE.sub('', m.group(3)))
+            fr.function = (fm.group(1).strip() if fm else m.group(3).strip()) or None
+            if fr.function == '__kernel_rt_sigreturn':
+                # aarch64's signal trampoline lives in the vDSO; HotSpot prints it
+                # without a library when it does not list the vDSO as one
+                fr.module = 'linux-vdso.so.1'
+        return fr
     m = JFRAME_RE.match(line)
     if m:
         return Frame(function=m.group(1), kind='j')
@@ -70,12 +95,39 @@ def parse_frame(line):
         for tok in m.group(3).split():
             if '(' in tok and not tok.startswith('('):
                 return Frame(function=tok, kind=m.group(1))
+        if m.group(2) is None:
+            return None         # no compile id and no method: not a frame line
         return Frame(function=None, kind=m.group(1))
     if line.startswith('v ') or line.startswith('v\t'):
         m = STUB_RE.match(line)
         if m:
             return Frame(function=m.group(1), kind='v')
     return None
+
+
+def parse_siginfo(line):
+    """A 'siginfo:' line of any JDK -> (signal name or None, signo or None, si_code,
+    si_code name or None, si_addr or None), or None if it is not one."""
+    m = SIGINFO_RE.match(line)
+    if m:
+        no = int(m.group(1))
+        return (m.group(2), no, int(m.group(3)), m.group(4),
+                int(m.group(5), 16) if m.group(5) else None)
+    m = SIGINFO_OLD_RE.match(line)
+    if m:
+        sig = m.group(1)
+        no = int(sig) if sig.isdigit() else SIGNOS.get(sig)
+        name = m.group(2) or (sig if not sig.isdigit() else SIGNAMES.get(no))
+        return (name, no, int(m.group(3)), m.group(4),
+                int(m.group(5), 16) if m.group(5) else None)
+    return None
+
+
+def is_terminator(fr):
+    """True for 'C  0xffffffffffffffff' and the like: the end of a walk, not a frame."""
+    if fr.module is not None or fr.function or not (fr.source or '').startswith('pc=0x'):
+        return False
+    return int(fr.source[3:], 16) in TERMINATOR_PCS
 
 
 def _parse_time(m):
@@ -115,6 +167,9 @@ def _read_frames(lines, i, rep, into):
             if i == n - 1 and 'truncated' in rep.flags:
                 break            # the last, partial line of a cut file
             rep.flag('corrupted')
+            break
+        if is_terminator(fr):
+            i += 1
             break
         if len(into) < MAX_FRAMES:
             into.append(fr)
@@ -162,7 +217,14 @@ def parse(data, path):
             start = i
             break
     if start is None:
-        raise NotAReport("no hs_err header ('# A fatal error has been detected ...')")
+        from . import parse_fragment
+        try:
+            return parse_fragment.parse(data, path)
+        except NotAReport as e:
+            if e.benign:
+                raise
+            raise NotAReport("no hs_err header ('# A fatal error has been detected ...') "
+                             "and %s" % e.reason)
     rep = Report(kind='hs_err', path=path)
     if not any(l.strip() == 'END.' for l in lines[-50:]):
         rep.flag('truncated')
@@ -201,7 +263,7 @@ def parse(data, path):
             rep.message = one_line(line.lstrip('#').strip(), 300)
         m = JRE_RE.match(line)
         if m:
-            rep.extra['jdk'] = m.group(1).strip()
+            rep.extra['jdk'] = (m.group(1) or m.group(2)).strip()
         if line.startswith('# Problematic frame:') and i + 1 < n:
             problematic = parse_frame(lines[i + 1].lstrip('#').strip())
         i += 1
@@ -219,7 +281,7 @@ def parse(data, path):
         rep.signal = 'UNKNOWN'
 
     native, java = [], []
-    saw_native = False
+    saw_native = saw_thread = False
     maps = None
     # Most of an hs_err file is registers, memory, flags and maps: find the
     # lines that start a section read below with one regex over the text,
@@ -235,6 +297,8 @@ def parse(data, path):
             continue            # inside a section already read
         i = line_no
         line = lines[i]
+        if line.startswith('Current thread'):
+            saw_thread = True
         if line.startswith('Current thread ('):
             m = THREAD_RE.match(line)
             if m:
@@ -256,14 +320,14 @@ def parse(data, path):
             i = _read_frames(lines, i + 1, rep, java)
             continue
         elif line.startswith('siginfo:'):
-            m = SIGINFO_RE.match(line)
-            if m:
-                rep.signo = rep.signo or int(m.group(1))
-                rep.si_code = int(m.group(3))
-                if m.group(4):
-                    rep.extra['si_code_name'] = m.group(4)
-                if m.group(5):
-                    rep.si_addr = int(m.group(5), 16)
+            si = parse_siginfo(line)
+            if si:
+                rep.signo = rep.signo or si[1]
+                rep.si_code = si[2]
+                if si[3]:
+                    rep.extra['si_code_name'] = si[3]
+                if si[4] is not None:
+                    rep.si_addr = si[4]
         elif line[:5].lower() == 'time:':
             m = TIME_RE.match(line)
             if m:
@@ -287,6 +351,14 @@ def parse(data, path):
         rep.flag('no-native-frames')
     if not rep.frames:
         rep.flag('corrupted')
+    if (native or java) and not saw_thread:
+        # every hs_err prints 'Current thread' before its stack: frames without it are
+        # the header and a frame list pasted together, not a file cut short
+        if 'truncated' in rep.flags:
+            rep.flags.remove('truncated')
+        rep.flag('fragment')
+        if not any(l.startswith('Registers:') for l in lines):
+            rep.flag('no-registers')
     for k, fr in enumerate(rep.frames):
         fr.is_return = k > 0
     if maps:

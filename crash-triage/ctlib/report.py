@@ -2,21 +2,55 @@
 import html
 import json
 import os
+import re
 import time
 
 REPRO = 'crash-triage/repro {bucket}'
 
 
-def load_known(path):
-    """Known buckets: one signature or exact title per line, '#' comments."""
+HEX_RE = re.compile(r'^[0-9a-fA-F]+$')
+SIG_THEN_TEXT_RE = re.compile(r'^([0-9a-fA-F]{6,64})\s+(\S.*)$')
+TITLE_LIKE_RE = re.compile(r'^[A-Z][A-Za-z_-]* in \S')
+
+
+class KnownError(ValueError):
+    """A known-buckets line that is neither a signature nor a title, with its position."""
+
+
+def load_known(path, rules=None, warn=None):
+    """Known buckets: one signature or exact title a line, '#' comments.
+
+    The line `crash-triage/triage --signature` prints, 'SIGNATURE  # TITLE', is a
+    signature with its title as a comment.  With rules, such a title is checked against
+    its signature and warn(message) is called when they disagree (the list was made
+    with other rules or --top: the signature will not match any more).  A hex word of
+    the wrong length, or a signature followed by text without '#', raises KnownError
+    naming the line: it would silently never match."""
+    digits = rules.digits if rules is not None else None
     known = set()
     with open(path, encoding='utf-8', errors='replace') as f:
-        for line in f:
+        for lineno, line in enumerate(f, 1):
             s = line.strip()
             if not s or s.startswith('#'):
                 continue
+            comment = None
             if ' #' in s:                      # trailing comment
-                s = s.split(' #', 1)[0].rstrip()
+                s, comment = s.split(' #', 1)
+                s, comment = s.rstrip(), comment.strip()
+            where = '%s line %d' % (path, lineno)
+            if HEX_RE.match(s) and digits and len(s) != digits and ' ' not in s:
+                raise KnownError('%s: %r looks like a signature but has %d hex digits, not %d'
+                                 % (where, s, len(s), digits))
+            m = SIG_THEN_TEXT_RE.match(s)
+            if m and (digits is None or len(m.group(1)) == digits):
+                raise KnownError("%s: a signature followed by text; write 'SIGNATURE  # TITLE' "
+                                 "(the title is a comment)" % where)
+            if HEX_RE.match(s) and comment and rules is not None and warn is not None \
+                    and TITLE_LIKE_RE.match(comment):
+                want = rules.signature(comment)
+                if want.lower() != s.lower():
+                    warn('%s: signature %s is not that of its title (%s under these rules '
+                         'and --top): made with other rules?' % (where, s, want))
             known.add(s)
     return known
 
@@ -31,6 +65,7 @@ def summarize(store, known=None, skipped=0):
             status = 'known' if (sig in known or b['title'] in known) else 'new'
         buckets.append({
             'signature': sig, 'title': b['title'], 'alt': b.get('alt'), 'frame': b.get('frame'),
+            'module': b.get('module'),
             'signal': b.get('signal'), 'count': b['count'], 'sources': b['sources'],
             'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
             'first_seen_ts': b.get('first_seen_ts'), 'status': status,

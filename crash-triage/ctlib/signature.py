@@ -4,6 +4,8 @@ import json
 import os
 import re
 
+from . import blame
+
 DEFAULT_RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'rules.json')
 
 
@@ -166,6 +168,7 @@ def describe(rep, rules):
     rep.extra['alt'] = alt
     rep.extra['frame'] = names[0] if names else None
     rep.extra['signature'] = rules.signature(title)
+    blame.assign(rep, rules)        # rep.extra['module']: who faulted, VM or caller
     sup = rules.suppression(title)
     if sup:
         rep.extra['suppressed'] = sup

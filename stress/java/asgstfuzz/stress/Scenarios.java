@@ -20,7 +20,10 @@ final class Scenarios {
             new BlockingScenario(),
             new VThreadsScenario(),
             new SpinScenario(),
-            new ParkScenario());
+            new ParkScenario(),
+            new NanoTimeScenario(),
+            new WalkersScenario(),
+            new RedefineScenario());
     }
 
     static Scenario byName(String name) {

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# ci/census in small: both campaigns side by side (tiny budget, each on its
+# own core), the protect=0 confirmation of every candidate, and the table.
+# The best campaign here is the test hook (test_plant=0x10: every AGCT walk
+# faults in libjvm, and with protect=0 the JVM dies with an hs_err), so the
+# census has exactly one candidate to confirm; the blind baseline has none
+# to find in 16 s. The real census runs for 30 minutes (README).
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+cat >"$d/best.preset" <<'P'
+[campaign]
+budget = 16s
+job_time = 10s
+min_attempt = 4s
+reserve = 4s
+triage_every = 5s
+progress_every = 5s
+jobs = 1
+[stress plant]
+scenario = spin
+agent = test_plant=0x10
+P
+cat >"$d/blind.preset" <<'P'
+[campaign]
+budget = 16s
+job_time = 10s
+min_attempt = 4s
+reserve = 4s
+triage_every = 5s
+progress_every = 5s
+jobs = 1
+[stress blind]
+scenario = spin
+mutate = blind
+agent = aim=0
+P
+ci/census --jdk "$JAVA_HOME" --budget 16s --best "$d/best.preset" --blind "$d/blind.preset" --out "$d/c" \
+  --confirm 1 --repro-time 2s --test-plant 0x10 --no-build >"$d/stdout" 2>"$d/stderr"; rc=$?
+ok $rc "ci/census exits 0 (got $rc: $(tail -1 "$d/stderr"))"
+grep -q '^| # | root cause (triage title) | records best | records blind | first best | first blind | found by | protect=0 | real |$' "$d/stdout"
+ok $? "it prints the table header"
+row=$(grep '^| 1 |' "$d/stdout")
+printf '%s\n' "$row" | grep -Eq '^\| 1 \| `SIGSEGV in forte_fill_call_trace_given_top[^`]*` \| [1-9][0-9]* \| 0 \| [0-9:]+ \| - \| best \| 1/1 hs_err \| yes \|$'
+ok $? "the planted fault is one real root cause, found by best only, confirmed by an hs_err ($row)"
+grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/stdout"
+ok $? "the totals line counts it for best only ($(grep '^real root' "$d/stdout"))"
+grep -q -- "crash-triage/repro .* --via stress --protect 0 -n 1 .*--test-plant 0x10" "$d/c/jdk1/confirm.log" &&
+  ls "$d"/c/jdk1/confirm-*.json >/dev/null 2>&1
+ok $? "the confirmation replayed the candidate with protection off (confirm.log, confirm-*.json)"
+[ "$(grep -c '^production situation: ' "$d/stdout")" -eq 4 ]
+ok $? "the production crash situations are listed"
+python3 - "$d/c/census.json" <<'PY'; ok $? "census.json has both campaigns' walks and the row"
+import json, sys
+r = json.load(open(sys.argv[1]))[0]
+assert r['execs']['best'] > 0 and r['execs']['blind'] > 0, r['execs']
+assert len(r['rows']) == 1 and r['rows'][0]['confirm']['hs_err'] == 1, r['rows']
+PY
+tap_done

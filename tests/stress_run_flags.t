@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# stress/run's knobs for the census and presets: a JVM flag set reaches the
+# VM (and one it refuses is "not run", not a crash), jcmd Thread.print runs
+# beside the workload, and jvmti_walk=1 adds the agent's JVMTI walks
+# (suspended GetStackTrace, GetThreadListStackTraces) in signal mode.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+out=$(stress/run --scenario spin --time 2s --out "$d/bad" --jvm-flags "-XX:+UseNoSuchGC" 2>"$d/bad.err"); rc=$?
+[ $rc -eq 4 ] && printf '%s\n' "$out" | grep -q '^stress: not run ' && grep -q "Unrecognized VM option 'UseNoSuchGC'" "$d/bad.err"
+ok $? "a flag the VM refuses: exit 4, 'not run', the VM's reason on stderr (got $rc: $out)"
+
+out=$(nice -n 5 stress/run --scenario walkers,nanotime --time 5s --out "$d/run" --jcmd 1 \
+  --jvm-flags "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:+PrintFlagsFinal" \
+  --agent jvmti_walk=1,stats=0 2>&1); rc=$?
+[ $rc -le 1 ]; ok $? "the run ends clean or with caught faults (got $rc: $out)"
+grep -Eq '^ *bool UseParallelGC += true' "$d/run/log" && grep -Eq '^ *intx TieredStopAtLevel += 1 ' "$d/run/log"
+ok $? "the VM ran with the flag set (PrintFlagsFinal: UseParallelGC true, TieredStopAtLevel 1)"
+dumps=$(printf '%s\n' "$out" | sed -n 's/.* jcmd-dumps=\([0-9]*\) .*/\1/p')
+[ "${dumps:-0}" -ge 1 ]; ok $? "jcmd Thread.print ran beside it (jcmd-dumps=$dumps)"
+sw=$(json_field "$d/run/summary.json" suspend_walks) lw=$(json_field "$d/run/summary.json" list_walks)
+w=$(json_field "$d/run/summary.json" walks)
+[ "$sw" -gt 0 ] && [ "$lw" -gt 0 ] && [ "$w" -gt 0 ]
+ok $? "mode=signal with jvmti_walk=1: signal walks $w, suspended walks $sw, list walks $lw"
+grep -Eq '^scenario=walkers threads=2 ops=[1-9]' "$d/run/log" && grep -Eq '^scenario=nanotime threads=2 ops=[1-9]' "$d/run/log"
+ok $? "both workloads did work"
+tap_done
