@@ -24,6 +24,7 @@
 #include "jvm_regions.h"
 #include "jvm_threads.h"
 #include "options.h"
+#include "info_calls.h"
 #include "queue_agct.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -385,6 +386,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     /* jit_code: where compiled methods are, for the nmethod_tail region. */
     if (jmethods_attach(h.vm, &why) || jit_code_attach(h.vm, &why)) return errorf(err, errlen, "JVMTI: %s", why);
     if (!(h.api = api_select(kind, &why))) return errorf(err, errlen, "backend %s: %s", h.cfg.api, why);
+    /* Unloaded methods become the stale handles of method_info cases. */
+    if (h.api->register_class_unload_handler) h.api->register_class_unload_handler(info_calls_on_unload, NULL);
     /* The agct backend's queue API: a ring per worker, drained by a
      * processing thread that walks with JVMTI (src/queue_agct.h). */
     if (h.api->kind == API_AGCT) {
