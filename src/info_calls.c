@@ -5,6 +5,7 @@
 #include "info_calls.h"
 
 #define STALE_RING 64
+#define STALE_RECENT 8
 #define SMALL_BUF 256
 /* The longest answer the VM can give: a Symbol is at most 65535 bytes and a
  * line number table at most 65535 entries. The "huge" length variant hands
@@ -43,10 +44,11 @@ static ASGST_Method pick_handle(ASGST_Method m, uint64_t r, int *variant)
     *variant = v < 6 ? INFO_VALID : v < 8 ? INFO_STALE : v < 9 ? INFO_FORGED : INFO_NULL;
     switch (*variant) {
     case INFO_STALE: {
+        /* One of the last 8 methods unloaded: what a profiler still
+         * holding handles from just before the unload would pass. */
         unsigned n = atomic_load_explicit(&stale_next, memory_order_relaxed);
-        ASGST_Method s = n ? atomic_load_explicit(&stale[(r >> 8) % (n < STALE_RING ? n : STALE_RING)],
-                                                  memory_order_relaxed)
-                           : NULL;
+        unsigned back = (unsigned)((r >> 8) % (n < STALE_RECENT ? n : STALE_RECENT));
+        ASGST_Method s = n ? atomic_load_explicit(&stale[(n - 1 - back) % STALE_RING], memory_order_relaxed) : NULL;
         if (s) return s;
         bump(&n_stale_missing);
         *variant = INFO_VALID;

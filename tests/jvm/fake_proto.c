@@ -502,11 +502,13 @@ EXPORT int NAME(GetEnqueuableElement)(void *uc, ASGST_QueueElement *e)
 EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
 {
     if (!q) return ASGST_ENQUEUE_NO_QUEUE;
+    /* Before the queue is taken, so that the caught fault leaves it usable
+     * and the other two planted bugs stay reachable. */
+    PLANT(q->state == Q_OPEN && q->pending && q->count >= q->pending, bug_resize_race);
     int expected = Q_OPEN;
     if (!atomic_compare_exchange_strong(&q->state, &expected, Q_BUSY)) return ASGST_ENQUEUE_OTHER_ERROR;
     int rc;
     ASGST_QueueElement e;
-    PLANT(q->pending && q->count >= q->pending, bug_resize_race);
     if (q->count >= q->capacity) {
         atomic_fetch_add(&q->attempts, 1);
         rc = ASGST_ENQUEUE_FULL_QUEUE;
