@@ -42,8 +42,6 @@ struct agent_config {
 extern struct agent_config agent_cfg;
 extern const struct api *agent_api;
 
-int agent_api_is_agct(void);
-
 /* agent_options.c */
 int agent_options_parse(const char *text, struct agent_config *cfg, char *err, size_t errlen);
 void agent_options_help(int fd);

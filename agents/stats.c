@@ -1,17 +1,23 @@
 /* Agent statistics (see stats.h). */
 #include <string.h>
 #include <time.h>
-#include "agct.h"
 #include "api.h"
-#include "queue_agct.h"
 #include "queue_ops.h"
 #include "agent.h"
 #include "case.h"
 #include "jvm_threads.h"
+#include "queue_agct.h"
 #include "sigsafe.h"
 #include "stats.h"
 
 struct stats stats;
+static const struct api *code_api; /* whose raw codes these are */
+static int asgst_codes;           /* raw codes are ASGST codes whatever the backend */
+
+void stats_set_code_names(const struct api *api, int codes_are_asgst)
+{
+    code_api = api, asgst_codes = codes_are_asgst;
+}
 
 #define N_RAW (2 - STATS_RAW_MIN)
 
@@ -78,11 +84,8 @@ static const char *raw_name(int bucket)
     if (bucket == 0) return "frames";
     if (bucket == N_RAW - 1) return "below_min";
     int raw = 1 - bucket;
-    if (agent_api_is_agct() && agent_cfg.mode != MODE_QUEUE) { /* Enqueue answers ASGST codes */
-        snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, agct_code_name(raw));
-    } else {
-        snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw, asgst_code_name(raw));
-    }
+    snprintf(buf[bucket], sizeof buf[bucket], "%d_%s", raw,
+             asgst_codes ? asgst_code_name(raw) : api_raw_code_name(code_api, raw));
     return buf[bucket];
 }
 

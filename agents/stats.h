@@ -29,6 +29,10 @@ struct stats {
 
 extern struct stats stats;
 
+/* Whose raw codes the reports name: the backend's, or ASGST codes whatever
+ * the backend (queue mode: Enqueue answers ASGST codes). Set once at start. */
+void stats_set_code_names(const struct api *api, int codes_are_asgst);
+
 /* [handler-safe] */
 void stats_interval(long long ns);
 void stats_outcome(const struct exec_outcome *o);

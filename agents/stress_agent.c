@@ -3,8 +3,8 @@
  *   java -agentpath:build/lib/libasgfagent.so=interval=100us,mode=signal,... -cp ... Main
  * Samples every matching Java thread each interval through the chosen API
  * backend, optionally on mutated contexts, under crash protection, and
- * reports statistics (stderr, and out/summary.json at exit). See
- * agents/README.md for the options.
+ * reports statistics (stderr, and out/summary.json at exit). The options
+ * are listed by agent_options.c (`-agentpath:...=help` prints them).
  */
 #include <dirent.h>
 #include <stdio.h>
@@ -13,13 +13,11 @@
 #include <unistd.h>
 #include "agent.h"
 #include "guard.h"
-#include "jit_code.h"
-#include "jmethods.h"
 #include "jvm_regions.h"
-#include "jvm_threads.h"
 #include "info_calls.h"
 #include "queue_agct.h"
 #include "queue_ops.h"
+#include "startup.h"
 #include "stats.h"
 
 struct agent_config agent_cfg;
@@ -27,8 +25,6 @@ const struct api *agent_api;
 jvmtiEnv *agent_jvmti;
 #define jvmti agent_jvmti
 static char config_line[1024];
-
-int agent_api_is_agct(void) { return agent_api && agent_api->kind == API_AGCT; }
 
 static void fail(const char *what, const char *why) { fprintf(stderr, "asgf: %s: %s\n", what, why); }
 
@@ -102,25 +98,20 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 
 static int setup(JavaVM *vm)
 {
-    const char *why = NULL;
     if (mkdir(agent_cfg.out, 0755) && access(agent_cfg.out, W_OK)) return fail(agent_cfg.out, "output directory not writable"), -1;
     char err[600];
     if (agent_cfg.mutate == MUTATE_CORPUS && corpus_load(agent_cfg.corpus, err, sizeof err))
         return fail("mutate=corpus", err), -1;
-    if (jmethods_attach(vm, &why) || !(agent_api = api_select(agent_cfg.api, &why))) return fail("api", why), -1;
-    if (agent_cfg.mutate != CASEGEN_NONE && jit_code_attach(vm, &why)) return fail("jit code table", why), -1;
-    if (agent_api->kind == API_AGCT) {
-        api_agct_set_depth(agent_cfg.depth);
-        if (agent_cfg.test_plant) api_agct_plant_bad_frames((void *)agent_cfg.test_plant);
-        queue_agct_install();
-    }
+    struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
+    struct startup_config sc = {
+        .api = agent_cfg.api, .jit_code = agent_cfg.mutate != CASEGEN_NONE, .agct_depth = agent_cfg.depth,
+        .test_plant = agent_cfg.test_plant, .protect = agent_cfg.protect, .max_records = agent_cfg.max_records,
+        .out = agent_cfg.out, .threads = &tc,
+    };
+    if (!(agent_api = startup_attach(vm, &sc, err, sizeof err))) return fprintf(stderr, "asgf: %s\n", err), -1;
+    stats_set_code_names(agent_api, agent_cfg.mode == MODE_QUEUE);
     if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)
         return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
-    guard_set_enabled(agent_cfg.protect);
-    guard_set_record_limit(agent_cfg.max_records);
-    if (guard_install(agent_cfg.out, &why)) return fail("crash protection", why), -1;
-    struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
-    if (jvm_threads_attach(vm, &tc, &why)) return fail("threads", why), -1;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return fail("jvmti", "no environment"), -1;
     if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
         suspend_walker_prepare(jvmti))

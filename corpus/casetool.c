@@ -1,8 +1,12 @@
 /*
  * casetool: read and write case files by hand.
  *   casetool decode FILE...        strict check, then print each case as text
- *   casetool encode TEXT -o OUT    build a case file from its text form
+ *   casetool encode TEXT -o OUT    build a case file (version 2) from its text form
  *   casetool check FILE...         strict check only
+ *   casetool codes                 the stable code tables this build reads and writes
+ *   casetool fuzzdecode FILE...    what the fuzzers' total decoder makes of any
+ *                                  bytes, no check (a "# dropped N" line says how
+ *                                  many out-of-range fields and records it left out)
  * Errors name the file and the byte offset (binary) or line:column (text);
  * exit 1 on bad input, 2 on bad usage.
  */
@@ -15,7 +19,8 @@
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: casetool decode FILE... | casetool check FILE... | casetool encode TEXT -o OUT\n");
+    fprintf(stderr, "usage: casetool decode FILE... | casetool check FILE... | casetool encode TEXT -o OUT | "
+                    "casetool fuzzdecode FILE... | casetool codes\n");
     return 2;
 }
 
@@ -55,6 +60,35 @@ static int check_one(const char *path, int print)
     return 0;
 }
 
+static int fuzzdecode_one(const char *path, int name_it)
+{
+    static uint8_t buf[65536];
+    int too_long;
+    long n = read_file(path, (char *)buf, sizeof buf, &too_long);
+    if (n < 0) return 1;
+    struct case_prog p;
+    case_decode(buf, (size_t)n, arch_reg_count(), &p);
+    if (name_it) printf("# %s\n", path);
+    if (p.dropped) printf("# dropped %d out-of-range fields or records\n", p.dropped);
+    case_print(stdout, &p);
+    return 0;
+}
+
+/* One line per code: table, code (bit value for options and flags), name. */
+static int codes(void)
+{
+    for (int i = 0; i < ENTRY__COUNT; i++)
+        printf("entry %d %s%s\n", i, case_entry_name(i), case_entry_walks(i) ? " walks" : "");
+    for (int i = 0; i < MODE__COUNT; i++) printf("mode %d %s\n", i, case_mode_name(i));
+    for (int i = 0; case_option_name(i); i++) printf("option %d %s\n", 1 << i, case_option_name(i));
+    for (int i = 0; case_flag_name(i); i++) printf("flag %d %s\n", 1 << i, case_flag_name(i));
+    for (int i = 0; i < CASE_REC__COUNT; i++) printf("record %d %s\n", i, case_record_name(i));
+    for (int i = 0; i < MUT__COUNT; i++) printf("kind %d %s\n", i, case_kind_name(i));
+    for (int i = 0; i < REGION__COUNT; i++) printf("region %d %s\n", i, case_region_name(i));
+    for (int i = 0; i < arch_reg_count(); i++) printf("register %d %s\n", i, arch_reg_name(i));
+    return 0;
+}
+
 static int encode(const char *in, const char *out)
 {
     static char text[65536];
@@ -88,10 +122,16 @@ static int encode(const char *in, const char *out)
 
 int main(int argc, char **argv)
 {
+    if (argc == 2 && !strcmp(argv[1], "codes")) return codes();
     if (argc < 3) return usage();
     if (!strcmp(argv[1], "encode")) {
         if (argc != 5 || strcmp(argv[3], "-o")) return usage();
         return encode(argv[2], argv[4]);
+    }
+    if (!strcmp(argv[1], "fuzzdecode")) {
+        int rc = 0;
+        for (int i = 2; i < argc; i++) rc |= fuzzdecode_one(argv[i], argc > 3);
+        return rc;
     }
     int print = !strcmp(argv[1], "decode") ? (argc > 3 ? 2 : 1) : 0;
     if (!print && strcmp(argv[1], "check")) {

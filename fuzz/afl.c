@@ -52,7 +52,7 @@ static void run_one(const uint8_t *buf, size_t len, void *arg)
     if (rc == HARNESS_REJECT) return;
     if (c->feedback) {
         uint16_t idx[FEEDBACK_MAX_FEATURES];
-        int n = feedback_features(&r, idx);
+        int n = feedback_features(&r.prog, &r.out, r.target_rc, idx);
         for (int i = 0; i < n; i++) feature_fn[idx[i]]();
     }
     if (rc == HARNESS_FAULT) harness_fault(&r);

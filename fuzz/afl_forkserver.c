@@ -16,7 +16,7 @@
 #define FROM_AFL 198
 #define TO_AFL 199
 
-/* AFL++ fork-server option bits (its include/types.h). */
+/* AFL++ fork-server option bits (values of AFL++'s fork-server protocol). */
 #define OPT_ENABLED 0x80000001u
 #define OPT_MAPSIZE 0x40000000u
 #define OPT_SHDMEM_FUZZ 0x01000000u

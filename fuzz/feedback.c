@@ -30,7 +30,7 @@ int feedback_class(int entry, const struct exec_outcome *o)
 {
     if (o->guard_rc > 0) return FEEDBACK_CLASS_FAULT;
     if (o->fw == EXEC_UNBOUND || o->fw == EXEC_NO_QUEUE) return FEEDBACK_CLASS_OTHER; /* the VM was not asked */
-    if (entry == ENTRY_ENQUEUE || entry == ENTRY_GET_ENQUEUABLE_ELEMENT)
+    if (!case_entry_walks(entry)) /* a queue entry: an ASGST code, no walk */
         return FEEDBACK_CLASS_QUEUE + (o->ret <= 2 && o->ret >= -7 ? 2 - o->ret : 10);
     if (o->raw > 0) return 0;
     if (o->raw >= 1 - FEEDBACK_CLASS_OTHER) return 1 - o->raw;
@@ -109,14 +109,12 @@ static unsigned frame_regs(const struct case_prog *p)
     return m;
 }
 
-int feedback_features(const struct harness_result *r, uint16_t *idx)
+int feedback_features(const struct case_prog *p, const struct exec_outcome *o, int target_rc, uint16_t *idx)
 {
     int n = 0;
 #define ADD(i) (idx[n++] = (uint16_t)(i))
-    const struct case_prog *p = &r->prog;
-    const struct exec_outcome *o = &r->out;
-    if (r->target_rc != TARGET_RAN) {
-        ADD(F_MISC + (r->target_rc == TARGET_TIMEOUT ? M_TIMEOUT : M_NO_SIGNAL));
+    if (target_rc != TARGET_RAN) {
+        ADD(F_MISC + (target_rc == TARGET_TIMEOUT ? M_TIMEOUT : M_NO_SIGNAL));
         return n;
     }
     int rc = feedback_class(p->entry, o);

@@ -23,7 +23,8 @@
 #define ASGF_FUZZ_FEEDBACK_H
 
 #include <stdint.h>
-#include "harness.h"
+#include "case.h"
+#include "exec.h"
 
 #define FEEDBACK_SLOTS 2000
 #define FEEDBACK_MAX_FEATURES 64
@@ -44,8 +45,9 @@ int feedback_class(int entry, const struct exec_outcome *o);
 /* The code class c stands for, for naming it (0 for OTHER and FAULT). */
 int feedback_class_code(int c);
 
-/* Writes the features of r into idx (at most FEEDBACK_MAX_FEATURES, no
- * duplicates); returns how many. r must come from harness_run that ran. */
-int feedback_features(const struct harness_result *r, uint16_t *idx);
+/* Writes the features of one run into idx (at most FEEDBACK_MAX_FEATURES,
+ * no duplicates); returns how many. p and o: the program and its outcome;
+ * target_rc: whether the worker ran it (TARGET_RAN, ..., target.h). */
+int feedback_features(const struct case_prog *p, const struct exec_outcome *o, int target_rc, uint16_t *idx);
 
 #endif

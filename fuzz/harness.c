@@ -28,6 +28,7 @@
 #include "queue_agct.h"
 #include "regions.h"
 #include "sigsafe.h"
+#include "startup.h"
 #include "target.h"
 
 #define SAMPLE_SIGNAL SIGPROF
@@ -380,32 +381,22 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     JNIEnv *env;
     if (create_vm(&env, err, errlen)) return -1;
     const char *why = NULL;
+    /* The core's start-up path; its guard goes in PRIMARY mode here:
+     * installed after JNI_CreateJavaVM, our handler sits in front of
+     * HotSpot's and hands it every fault it does not own. The JIT code
+     * table is always attached: region nmethod_tail needs it. */
     struct jvm_threads_config tc = {WORKER_GLOB, on_worker_start, on_worker_end};
-    enum api_kind kind = API_AUTO;
-    api_kind_parse(h.cfg.api, &kind);
-    /* jit_code: where compiled methods are, for the nmethod_tail region. */
-    if (jmethods_attach(h.vm, &why) || jit_code_attach(h.vm, &why)) return errorf(err, errlen, "JVMTI: %s", why);
-    if (!(h.api = api_select(kind, &why))) return errorf(err, errlen, "backend %s: %s", h.cfg.api, why);
+    struct startup_config sc = {.jit_code = 1, .test_plant = (uintptr_t)h.cfg.test_plant, .protect = h.cfg.protect,
+                                .max_records = -1, .out = h.cfg.out, .threads = &tc};
+    api_kind_parse(h.cfg.api, &sc.api);
+    if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
     /* Unloaded methods become the stale handles of method_info cases. */
     if (h.api->register_class_unload_handler) h.api->register_class_unload_handler(info_calls_on_unload, NULL);
     /* The agct backend's queue API: a ring per worker, drained by a
      * processing thread that walks with JVMTI (src/queue_agct.h). */
-    if (h.api->kind == API_AGCT) {
-        queue_agct_install();
-        if (queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
-            return errorf(err, errlen, "agct queue: %s", why);
-    }
-    if (jvm_threads_attach(h.vm, &tc, &why)) return errorf(err, errlen, "JVMTI: %s", why);
-
-    /* PRIMARY mode: installed after JNI_CreateJavaVM, so our handler sits in
-     * front of HotSpot's and hands it every fault it does not own. */
-    guard_set_enabled(h.cfg.protect);
-    if (guard_install(h.cfg.out, &why)) return errorf(err, errlen, "crash protection: %s", why);
+    if (h.api->kind == API_AGCT && queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
+        return errorf(err, errlen, "agct queue: %s", why);
     if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
-    if (h.cfg.test_plant) {
-        if (h.api->kind != API_AGCT) return errorf(err, errlen, "ASGF_TEST_PLANT needs the agct backend");
-        api_agct_plant_bad_frames((void *)(uintptr_t)h.cfg.test_plant);
-    }
 
     if (start_workload(env, err, errlen)) return -1;
     /* Registered after the workers (so it is never a worker): gives
@@ -480,11 +471,7 @@ const char *harness_class_name(int c)
     return harness_raw_name(feedback_class_code(c));
 }
 
-const char *harness_raw_name(int raw)
-{
-    if (h.api && h.api->kind == API_ASGST) return asgst_code_name(raw);
-    return agct_code_name(raw);
-}
+const char *harness_raw_name(int raw) { return api_raw_code_name(h.api, raw); }
 
 void harness_fault(const struct harness_result *r)
 {

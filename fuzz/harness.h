@@ -8,13 +8,14 @@
  *      classes when built), -Xmx128m -XX:-UsePerfData -Xrs, -XX:+UseSerialGC
  *      unless $ASGF_JVM_OPTS names another collector,
  *      hs_err files into the record directory, then $ASGF_JVM_OPTS;
- *   2. jmethods_attach, jit_code_attach, the backend (api_select; for agct
- *      also its queue API, src/queue_agct.h), then jvm_threads_attach (glob
+ *   2. the core's start-up path (startup_attach, src/startup.h): method
+ *      cache, JIT code table, backend, crash protection (after
+ *      JNI_CreateJavaVM: PRIMARY mode, our SIGSEGV/SIGBUS handler in front
+ *      of HotSpot's, see fuzz/README.md), thread registry (glob
  *      asgst-worker-*), all before any worker exists, so every worker is
  *      registered at ThreadStart and gets a queue of its own;
- *   3. crash protection (guard_install after JNI_CreateJavaVM: PRIMARY mode,
- *      our SIGSEGV/SIGBUS handler in front of HotSpot's, see fuzz/README.md)
- *      and the sampling handler (target_install(SIGPROF));
+ *   3. for agct, the queue's processing thread (src/queue_agct.h), and the
+ *      sampling handler (target_install(SIGPROF));
  *   4. asgf.fuzz.Workload.start(scenario, workers), wait until the workers
  *      are registered, register the calling thread too (never a worker),
  *      let the JIT warm up, refresh the region snapshot.

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (rc == HARNESS_REJECT) return -1; /* never kept, so every saved input is a valid case */
     if (harness_cfg()->feedback) {
         uint16_t idx[FEEDBACK_MAX_FEATURES];
-        int n = feedback_features(&r, idx);
+        int n = feedback_features(&r.prog, &r.out, r.target_rc, idx);
         for (int i = 0; i < n; i++) extra_counters[idx[i]] = 1;
     }
     if (rc == HARNESS_FAULT) harness_fault(&r);

@@ -1,6 +1,6 @@
 /*
  * AsyncGetCallTrace: exported by every HotSpot libjvm but declared in no
- * JDK header (shared/asgst-api.md section 2).
+ * JDK header (docs/asgst-api.md, section 2).
  */
 #ifndef ASGF_AGCT_H
 #define ASGF_AGCT_H

@@ -1,5 +1,5 @@
 /*
- * One harness interface over two backends (DEVELOPERS.md):
+ * One harness interface over two backends (docs/asgst-api.md):
  *   asgst - the JEP 435 prototype's own entry points, resolved from libjvm;
  *   agct  - our implementation of the same entry points over
  *           AsyncGetCallTrace and JVMTI, so harnesses run on any HotSpot.
@@ -42,11 +42,8 @@ struct api {
     /* not handler-safe */
     ASGST_Method (*jmethodid_to_method)(jmethodID id);
 
-    /*
-     * Queue API (shared/asgst-api.md section 1). NULL where the backend has
-     * none yet: the agct queue is built by the stress-agent work
-     * (agents/), which fills these slots for the agct backend.
-     */
+    /* Queue API (docs/asgst-api.md, section 1). NULL where the backend
+     * lacks an entry point (asgst: a VM without it). */
     ASGST_Queue *(*register_queue)(JNIEnv *env, int size, int options, ASGST_QueueHandler handler,
                                    void *queue_arg);
     bool (*deregister_queue)(JNIEnv *env, ASGST_Queue *queue);
@@ -131,10 +128,12 @@ void api_agct_plant_bad_frames(void *p);
 void api_agct_run_over_frames(const ASGCT_CallFrame *frames, int n, int options, ASGST_IteratorHandler fun,
                               void *arg);
 
-/* The agct table itself, for the queue module to fill in its slots. */
-struct api *api_agct_mutable(void);
 
 /* Human names of ASGST codes, e.g. "UNSAFE_STATE". */
 const char *asgst_code_name(int code);
+/* Name of a raw code as this backend's VM answers it: the AGCT code names
+ * for agct ("unknown_java", and "unsupported" for an entry it lacks), the
+ * ASGST names for asgst. */
+const char *api_raw_code_name(const struct api *api, int raw);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Backend agct: the ASGST iterator entry points implemented over
  * AsyncGetCallTrace, so every harness runs on any HotSpot and the VM code
- * under test (forte.cpp, frame_<arch>.cpp) is real.
+ * under test (HotSpot's AsyncGetCallTrace and its frame walking) is real.
  *
  * AGCT result codes map to ASGST codes by this table (the raw code is
  * always handed back through `raw`):
@@ -26,8 +26,8 @@
  * the Java frames only), compilation levels (comp_level is -1), pc/sp/fp
  * below the top frame (NULL), and walks of another thread (stock AGCT
  * walks the calling thread whatever the context says; the harness reports
- * that answer as it is). The queue entry points are filled in by the queue
- * module (agents/), which implements them over JVMTI.
+ * that answer as it is). The queue entry points come from the queue module
+ * (queue_agct.c), which implements them over a per-thread ring and JVMTI.
  */
 #include <stdatomic.h>
 #include <string.h>
@@ -36,6 +36,7 @@
 #include "api.h"
 #include "arch.h"
 #include "jmethods.h"
+#include "queue_agct.h"
 #include "regions.h"
 
 #define ITER_MAGIC 0x41474354u /* "AGCT" */
@@ -203,7 +204,8 @@ static ASGST_Class get_class(ASGST_Method method)
 static jmethodID method_to_jmethodid(ASGST_Method m) { return (jmethodID)m; }
 static ASGST_Method jmethodid_to_method(jmethodID id) { return (ASGST_Method)id; }
 
-static struct api agct_api = {
+/* Built once, here; nobody else writes it. */
+static const struct api agct_api = {
     .name = "agct",
     .kind = API_AGCT,
     .capabilities = capabilities,
@@ -218,6 +220,15 @@ static struct api agct_api = {
     .get_class = get_class,
     .method_to_jmethodid = method_to_jmethodid,
     .jmethodid_to_method = jmethodid_to_method,
+    .register_queue = queue_agct_register,
+    .deregister_queue = queue_agct_deregister,
+    .enqueue = queue_agct_enqueue,
+    .get_enqueuable_element = queue_agct_get_enqueuable_element,
+    .get_queue_element = queue_agct_get_element,
+    .get_queue_size_info = queue_agct_get_size_info,
+    .resize_queue = queue_agct_resize,
+    .set_on_queue_processing_start = queue_agct_set_on_start,
+    .set_on_queue_processing_end = queue_agct_set_on_end,
 };
 
 const struct api *api_agct_bind(const char **why)
@@ -230,4 +241,3 @@ const struct api *api_agct_bind(const char **why)
     return &agct_api;
 }
 
-struct api *api_agct_mutable(void) { return &agct_api; }

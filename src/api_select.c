@@ -1,6 +1,7 @@
 /* Backend choice and reporting (see api.h). */
 #include <stdio.h>
 #include <string.h>
+#include "agct.h"
 #include "api.h"
 
 int api_kind_parse(const char *s, enum api_kind *out)
@@ -75,4 +76,10 @@ const char *asgst_code_name(int code)
     case ASGST_WALKER_NOT_WALKABLE: return "WALKER_NOT_WALKABLE";
     default: return code > 0 ? "KIND?" : "IMPLEMENTATION_SPECIFIC";
     }
+}
+
+const char *api_raw_code_name(const struct api *api, int raw)
+{
+    if (api && api->kind == API_ASGST) return asgst_code_name(raw);
+    return agct_code_name(raw);
 }

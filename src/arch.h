@@ -1,8 +1,8 @@
 /*
  * Architecture register map: logical register numbers used by the case
  * format, mapped onto a ucontext_t. 0 is the pc, 1 the sp, 2 the frame
- * pointer; the rest are the general registers in the order the arch file
- * lists them. All functions are handler-safe.
+ * pointer; the rest are the general registers in the order case_codes.h
+ * lists them for the architecture (arch.c). All functions are handler-safe.
  */
 #ifndef ASGF_ARCH_H
 #define ASGF_ARCH_H

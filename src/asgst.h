@@ -1,6 +1,6 @@
 /*
  * Our own C declarations of the JEP 435 prototype's ASGST interface
- * (shared/asgst-api.md section 1). The prototype header is C++-only; these
+ * (docs/asgst-api.md, section 1). The prototype header is C++-only; these
  * declarations follow its names, values and shapes so that the `asgst`
  * backend can call the real symbols and the `agct` backend can stand in
  * for them. Nothing in this project exports these names: if it did,

@@ -1,21 +1,32 @@
 /*
  * The case format: the bytes every fuzzer input, corpus entry and replay
- * uses. Defined once, here; corpus/FORMAT.md documents it for people.
+ * uses. Defined once: the code tables are in case_codes.h, the layout and
+ * the readers here and in case.c, one file per record type
+ * (case_rec_<name>.c); corpus/FORMAT.md documents it for people.
  *
- *   header   8 bytes  "ASGF", version (1), 3 reserved bytes
+ *   header   8 bytes  "ASGF", version, 3 reserved bytes
  *   global   8 bytes  entry, mode, options, worker, depth (u16 LE), flags, reserved
- *   records  12 bytes each, at most CASE_MAX_MUTATIONS:
- *                     register, kind, region, reserved, value (i64 LE)
+ *   records  each a 12-byte head, byte 3 its type (version 2), then the
+ *            type's payload words (8 bytes each, count in the head)
+ *
+ * Versions. case_encode writes version 2, whose codes are stable: a value
+ * outside a table is an error (strict) or is dropped and counted (fuzzing),
+ * never wrapped onto another value. Version 1 files (byte 3 of a record
+ * reserved, every record a register mutation, at most 16) are still read
+ * exactly as they always were, codes taken modulo their table size, so
+ * saved corpus entries and reproducers keep their meaning.
  *
  * Two readers:
- *   case_validate() is strict: it checks the header and the record
- *     structure and names the byte offset of the first problem. Tools and
+ *   case_validate() is strict: header, structure and (version 2) every
+ *     code, naming the byte offset of the first problem. Tools and
  *     harnesses call it first, so every input they run (and so every saved
  *     crash) is a well-formed file.
- *   case_decode() is total: any byte string yields a valid program. Field
- *     values are taken modulo their range, a short tail is zero-padded, a
- *     missing or damaged header is treated as absent. Fuzzer mutations of
- *     the body therefore never produce an unusable program.
+ *   case_decode() is total: any byte string yields a valid program. A
+ *     short tail is zero-padded; bytes without the magic are read as a
+ *     headerless version 1 body. In version 2, an out-of-range entry or mode
+ *     becomes 0, unknown option and flag bits are cleared, a record with an
+ *     out-of-range code or unknown type is skipped; each counts in
+ *     case_prog.dropped.
  * Both are handler-safe (no allocation, no libc beyond memcpy/memset).
  */
 #ifndef ASGF_CASE_H
@@ -23,69 +34,96 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define CASE_MAGIC "ASGF"
-#define CASE_VERSION 1
+#define CASE_VERSION 2   /* what case_encode writes */
+#define CASE_VERSION_1 1 /* still read: codes modulo their table size */
 #define CASE_HEADER_SIZE 8
 #define CASE_GLOBAL_SIZE 8
-#define CASE_RECORD_SIZE 12
-#define CASE_MAX_MUTATIONS 16
-#define CASE_MAX_SIZE (CASE_HEADER_SIZE + CASE_GLOBAL_SIZE + CASE_MAX_MUTATIONS * CASE_RECORD_SIZE)
+#define CASE_RECORD_SIZE 12 /* a record head; version 1 records are heads only */
+#define CASE_WORD_SIZE 8    /* a payload word */
+#define CASE_V1_MAX_RECORDS 16
+#define CASE_V1_MAX_SIZE (CASE_HEADER_SIZE + CASE_GLOBAL_SIZE + CASE_V1_MAX_RECORDS * CASE_RECORD_SIZE)
+/* Version 2 bounds. A file is at most CASE_MAX_SIZE bytes (every buffer
+ * that holds case bytes has this size); a program holds at most
+ * CASE_MAX_MUTATIONS mut records. */
+#define CASE_MAX_SIZE 1024
+#define CASE_MAX_MUTATIONS 32
 
 enum case_entry {
-    ENTRY_RUN_WITH_ITERATOR,
-    ENTRY_RUN_WITH_ITERATOR_FROM_FRAME,
-    ENTRY_ENQUEUE,
-    ENTRY_GET_ENQUEUABLE_ELEMENT,
-    ENTRY__COUNT
+#define CASE_ENTRY(code, name, id, walks) id = code,
+#include "case_codes.h"
 };
-
-enum case_mode { MODE_SIGNAL, MODE_THREAD, MODE_QUEUE, MODE__COUNT };
-
+enum case_mode {
+#define CASE_MODE(code, name, id) id = code,
+#include "case_codes.h"
+};
+enum case_record_type {
+#define CASE_RECORD(type, name, id, count_byte, max_words) id = type,
+#include "case_codes.h"
+};
 enum mut_kind {
-    MUT_ABS,    /* register := value */
-    MUT_DELTA,  /* register := real value + value */
-    MUT_REGION, /* register := an address in a named region, value = offset */
-    MUT__COUNT
+#define CASE_KIND(code, name, id) id = code,
+#include "case_codes.h"
 };
-
 enum region_id {
-    REGION_OWN_STACK,   /* this thread's stack, offset from the real sp upward */
-    REGION_OTHER_STACK, /* another registered thread's stack */
-    REGION_CODE_CACHE,  /* JIT code (anonymous executable mapping) */
-    REGION_LIBJVM_TEXT, /* libjvm.so's executable mapping */
-    REGION_JAVA_HEAP,   /* the Java heap */
-    REGION_GUARD_PAGE,  /* the low end of this thread's stack: HotSpot guard zones */
-    REGION_NULL_PAGE,   /* [0, 4096) */
-    REGION_UNMAPPED,    /* a hole in the address space */
-    REGION_MISALIGNED,  /* real value + 1..7 */
-    REGION_NONCANONICAL,/* above the user address space (x86_64: bit 47 set) */
-    REGION_NMETHOD_TAIL,/* just past a real compiled method's instructions: its stubs
-                           (exception and deopt handlers) */
-    REGION__COUNT
+#define CASE_REGION(code, name, id) id = code,
+#include "case_codes.h"
 };
-
-/* Case flags (global byte 5). Unknown bits are ignored. */
+/* Options (global byte 2) are ASGST_Options bits. */
+enum case_option {
+#define CASE_OPTION(bit, name, id) id = bit,
+#include "case_codes.h"
+};
+/* Case flags (global byte 5). */
 enum case_flag {
-    CASE_FLAG_REWIND = 1,      /* walk, RewindIterator, walk again */
-    CASE_FLAG_METHOD_INFO = 2, /* call GetMethodInfo/GetClass on each frame */
-    CASE_FLAG__MASK = 3
+#define CASE_FLAG(bit, name, id) id = bit,
+#include "case_codes.h"
+};
+/* Table sizes: how many lines each table has (its codes are 0..n-1). */
+enum {
+    ENTRY__COUNT = 0
+#define CASE_ENTRY(code, name, id, walks) +1
+#include "case_codes.h"
+    , MODE__COUNT = 0
+#define CASE_MODE(code, name, id) +1
+#include "case_codes.h"
+    , CASE_REC__COUNT = 0
+#define CASE_RECORD(type, name, id, count_byte, max_words) +1
+#include "case_codes.h"
+    , MUT__COUNT = 0
+#define CASE_KIND(code, name, id) +1
+#include "case_codes.h"
+    , REGION__COUNT = 0
+#define CASE_REGION(code, name, id) +1
+#include "case_codes.h"
+    , CASE_OPTION__MASK = 0
+#define CASE_OPTION(bit, name, id) | bit
+#include "case_codes.h"
+    , CASE_FLAG__MASK = 0
+#define CASE_FLAG(bit, name, id) | bit
+#include "case_codes.h"
 };
 
+/* Record type mut (0): one register of the context copy. */
 struct case_mutation {
     uint8_t reg;    /* logical register, see arch.h: 0 pc, 1 sp, 2 fp, then GPRs */
     uint8_t kind;   /* enum mut_kind */
-    uint8_t region; /* enum region_id, for MUT_REGION */
+    uint8_t region; /* enum region_id, for MUT_REGION; 0 otherwise */
     int64_t value;
 };
 
 struct case_prog {
     uint8_t entry;   /* enum case_entry */
     uint8_t mode;    /* enum case_mode */
-    uint8_t options; /* ASGST_Options bits (1, 2) */
+    uint8_t options; /* enum case_option bits */
     uint8_t worker;  /* target worker index, taken modulo the harness's workers */
     uint16_t depth;  /* frames to request; 0 = backend default */
     uint8_t flags;   /* enum case_flag */
+    int dropped;     /* case_decode, version 2: out-of-range fields and records neutralized */
+    /* One array per record type, in the order of the file. Records of
+     * different types do not depend on each other's order. */
     int nmut;
     struct case_mutation mut[CASE_MAX_MUTATIONS];
 };
@@ -98,23 +136,65 @@ int case_validate(const uint8_t *buf, size_t len, size_t *err_offset, const char
  * architecture has (arch_reg_count()). */
 void case_decode(const uint8_t *buf, size_t len, int nregs, struct case_prog *out);
 
-/* Canonical encoding; returns the size (<= CASE_MAX_SIZE). */
+/* Canonical encoding, version 2; returns the size (<= CASE_MAX_SIZE;
+ * records that would not fit are left out). */
 size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE]);
 
 const char *case_entry_name(int entry);
 const char *case_mode_name(int mode);
 const char *case_kind_name(int kind);
 const char *case_region_name(int region);
+const char *case_record_name(int type);
+/* Name of option or flag bit i (bit value 1 << i); NULL past the last. */
+const char *case_option_name(int i);
+const char *case_flag_name(int i);
+/* Whether an entry walks a stack (its raw code is the VM's answer), or
+ * is a queue entry answering an ASGST code. */
+int case_entry_walks(int entry);
 int case_entry_parse(const char *s);
 int case_mode_parse(const char *s);
 int case_kind_parse(const char *s);
 int case_region_parse(const char *s);
 
-/* Text form (case_text.c): not handler-safe. */
-#include <stdio.h>
+/* ---- record types ----
+ * A record type is one line in case_codes.h (CASE_RECORD) and one file,
+ * src/case_rec_<name>.c, defining `const struct case_record_handler
+ * case_rec_<name>`; case.c and case_text.c reach every type through it. */
+struct case_text;
+struct case_record_handler {
+    /* [handler-safe] Reads one record (head, then nwords payload words) into
+     * p. Returns 0, or -1 with *bad (offset in the record) and *why when a
+     * code is out of range or p has no room: case_validate reports it,
+     * case_decode skips the record and counts it. version 1 records reach
+     * this only for type mut, with codes already reduced modulo their table. */
+    int (*decode)(const uint8_t *rec, int nwords, int nregs, struct case_prog *p, size_t *bad, const char **why);
+    /* How many records of this type p holds. */
+    int (*count)(const struct case_prog *p);
+    /* [handler-safe] Writes record i (head with the type byte, then its
+     * words) to out, which has room for CASE_MAX_SIZE bytes; returns the size. */
+    size_t (*encode)(const struct case_prog *p, int i, uint8_t *out);
+    /* Text form, not handler-safe: prints record i as one line starting with
+     * the type's name; parses the rest of such a line (see case_text_*). */
+    void (*print)(FILE *f, const struct case_prog *p, int i);
+    int (*parse)(struct case_text *t, struct case_prog *p);
+};
+#define CASE_RECORD(type, name, id, count_byte, max_words) extern const struct case_record_handler case_rec_##name;
+#include "case_codes.h"
+/* The handler of a type by its code or its name (the text key); NULL if none. */
+const struct case_record_handler *case_record_handler(int type);
+const struct case_record_handler *case_record_by_name(const char *name);
+
+/* ---- text form (case_text.c), not handler-safe ---- */
 /* Prints p as text. */
 void case_print(FILE *f, const struct case_prog *p);
 /* Parses text; returns 0, or -1 with "LINE:COL: message" in err. */
 int case_parse_text(const char *text, struct case_prog *out, char *err, size_t errlen);
+
+/* For record parsers: the next blank-separated word of the line (empty at
+ * the end), its position for messages, an error at a position, a number. */
+const char *case_text_word(struct case_text *t, char *buf, size_t len);
+int case_text_fail(struct case_text *t, const char *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int case_text_number(struct case_text *t, const char *at, const char *w, int allow_neg, int64_t *out);
 
 #endif

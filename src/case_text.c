@@ -1,64 +1,62 @@
-/* Text form of a case, so people can read and write corpus entries. */
+/*
+ * Text form of a case, so people can read and write corpus entries. The
+ * text names things instead of coding them, so it has one version for
+ * binary versions 1 and 2: "asgf-case 1". Global keys are parsed here;
+ * every other key is a record type's name, parsed by its handler.
+ */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "arch.h"
-#include "asgst.h"
 #include "case.h"
 
-static void print_bits(FILE *f, unsigned bits, const char *const names[], int n)
+#define TEXT_VERSION "1"
+
+static void print_bits(FILE *f, unsigned bits, const char *(*name)(int))
 {
     int any = 0;
-    for (int i = 0; i < n; i++)
-        if (bits & (1u << i)) fprintf(f, "%s%s", any++ ? "," : "", names[i]);
+    for (int i = 0; name(i); i++)
+        if (bits & (1u << i)) fprintf(f, "%s%s", any++ ? "," : "", name(i));
     if (!any) fputs("none", f);
 }
 
-static const char *const option_names[] = {"include_non_java_frames", "end_on_first_java_frame"};
-static const char *const flag_names[] = {"rewind", "method_info"};
-
 void case_print(FILE *f, const struct case_prog *p)
 {
-    fprintf(f, "asgf-case %d\n", CASE_VERSION);
+    fputs("asgf-case " TEXT_VERSION "\n", f);
     fprintf(f, "entry %s\nmode %s\noptions ", case_entry_name(p->entry), case_mode_name(p->mode));
-    print_bits(f, p->options, option_names, 2);
+    print_bits(f, p->options, case_option_name);
     fprintf(f, "\nworker %u\ndepth %u\nflags ", p->worker, p->depth);
-    print_bits(f, p->flags, flag_names, 2);
+    print_bits(f, p->flags, case_flag_name);
     fputc('\n', f);
-    for (int i = 0; i < p->nmut; i++) {
-        const struct case_mutation *m = &p->mut[i];
-        fprintf(f, "mut %s %s ", arch_reg_name(m->reg), case_kind_name(m->kind));
-        if (m->kind == MUT_REGION) fprintf(f, "%s ", case_region_name(m->region));
-        if (m->kind == MUT_DELTA && m->value < 0)
-            fprintf(f, "-0x%" PRIx64 "\n", -(uint64_t)m->value);
-        else
-            fprintf(f, "0x%" PRIx64 "\n", (uint64_t)m->value);
+    for (int t = 0; t < CASE_REC__COUNT; t++) {
+        const struct case_record_handler *h = case_record_handler(t);
+        for (int i = 0, n = h->count(p); i < n; i++) h->print(f, p, i);
     }
 }
 
-struct parser {
+struct case_text {
     char *err;
     size_t errlen;
     int line;
     const char *line_start;
+    const char *pos;    /* the rest of the line */
+    const char *key_at; /* where the line's key starts */
 };
 
-static int fail(struct parser *ps, const char *at, const char *fmt, ...)
+int case_text_fail(struct case_text *t, const char *at, const char *fmt, ...)
 {
-    int n = snprintf(ps->err, ps->errlen, "%d:%d: ", ps->line, (int)(at - ps->line_start) + 1);
+    if (!at) at = t->key_at;
+    int n = snprintf(t->err, t->errlen, "%d:%d: ", t->line, (int)(at - t->line_start) + 1);
     va_list ap;
     va_start(ap, fmt);
-    if (n >= 0 && (size_t)n < ps->errlen) vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+    if (n >= 0 && (size_t)n < t->errlen) vsnprintf(t->err + n, t->errlen - (size_t)n, fmt, ap);
     va_end(ap);
     return -1;
 }
 
-/* Splits the next blank-separated word of *s into buf; returns its start. */
-static const char *word(const char **s, char *buf, size_t len)
+const char *case_text_word(struct case_text *t, char *buf, size_t len)
 {
-    const char *p = *s;
+    const char *p = t->pos;
     while (*p == ' ' || *p == '\t') p++;
     const char *start = p;
     size_t n = 0;
@@ -67,115 +65,99 @@ static const char *word(const char **s, char *buf, size_t len)
         p++;
     }
     buf[n] = 0;
-    *s = p;
+    t->pos = p;
     return start;
 }
 
-static int parse_u64(struct parser *ps, const char *at, const char *w, int allow_neg, int64_t *out)
+int case_text_number(struct case_text *t, const char *at, const char *w, int allow_neg, int64_t *out)
 {
-    if (!*w) return fail(ps, at, "missing number");
+    if (!*w) return case_text_fail(t, at, "missing number");
     int neg = w[0] == '-';
-    if (neg && !allow_neg) return fail(ps, at, "negative number not allowed here");
+    if (neg && !allow_neg) return case_text_fail(t, at, "negative number not allowed here");
     errno = 0;
     char *end;
     uint64_t v = strtoull(w + neg, &end, 0);
-    if (errno || *end || end == w + neg) return fail(ps, at, "bad number '%s'", w);
+    if (errno || *end || end == w + neg) return case_text_fail(t, at, "bad number '%s'", w);
     *out = neg ? -(int64_t)v : (int64_t)v;
     return 0;
 }
 
-static int parse_bits(struct parser *ps, const char *at, char *w, const char *const names[], int n,
-                      uint8_t *out)
+static int parse_bits(struct case_text *t, const char *at, char *w, const char *(*name)(int), uint8_t *out)
 {
     *out = 0;
     if (!strcmp(w, "none")) return 0;
     for (char *tok = strtok(w, ",|"); tok; tok = strtok(NULL, ",|")) {
         int i;
-        for (i = 0; i < n && strcmp(tok, names[i]); i++)
+        for (i = 0; name(i) && strcmp(tok, name(i)); i++)
             ;
-        if (i == n) return fail(ps, at, "unknown name '%s'", tok);
+        if (!name(i)) return case_text_fail(t, at, "unknown name '%s'", tok);
         *out |= (uint8_t)(1u << i);
     }
     return 0;
 }
 
-static int parse_line(struct parser *ps, const char *s, struct case_prog *p, int *seen_magic)
+static int parse_line(struct case_text *t, struct case_prog *p, int *seen_magic)
 {
     char key[64], w[128];
-    const char *at = word(&s, key, sizeof key);
+    const char *at = t->key_at = case_text_word(t, key, sizeof key);
+    const struct case_record_handler *rec;
     if (!key[0]) return 0;
     if (!*seen_magic) {
-        if (strcmp(key, "asgf-case")) return fail(ps, at, "expected 'asgf-case %d' first", CASE_VERSION);
-        at = word(&s, w, sizeof w);
-        if (strcmp(w, "1")) return fail(ps, at, "unsupported version '%s' (this build reads 1)", w);
+        if (strcmp(key, "asgf-case")) return case_text_fail(t, at, "expected 'asgf-case " TEXT_VERSION "' first");
+        at = case_text_word(t, w, sizeof w);
+        if (strcmp(w, TEXT_VERSION))
+            return case_text_fail(t, at, "unsupported version '%s' (this build reads " TEXT_VERSION ")", w);
         *seen_magic = 1;
     } else if (!strcmp(key, "entry") || !strcmp(key, "mode")) {
-        at = word(&s, w, sizeof w);
+        at = case_text_word(t, w, sizeof w);
         int v = key[0] == 'e' ? case_entry_parse(w) : case_mode_parse(w);
-        if (v < 0) return fail(ps, at, "unknown %s '%s'", key, w);
+        if (v < 0) return case_text_fail(t, at, "unknown %s '%s'", key, w);
         if (key[0] == 'e') p->entry = (uint8_t)v; else p->mode = (uint8_t)v;
     } else if (!strcmp(key, "options") || !strcmp(key, "flags")) {
-        at = word(&s, w, sizeof w);
+        at = case_text_word(t, w, sizeof w);
         int opt = key[0] == 'o';
-        if (parse_bits(ps, at, w, opt ? option_names : flag_names, 2, opt ? &p->options : &p->flags))
+        if (parse_bits(t, at, w, opt ? case_option_name : case_flag_name, opt ? &p->options : &p->flags))
             return -1;
     } else if (!strcmp(key, "worker") || !strcmp(key, "depth")) {
         int64_t v;
-        at = word(&s, w, sizeof w);
-        if (parse_u64(ps, at, w, 0, &v)) return -1;
+        at = case_text_word(t, w, sizeof w);
+        if (case_text_number(t, at, w, 0, &v)) return -1;
         int64_t max = key[0] == 'w' ? 255 : 65535;
-        if (v > max) return fail(ps, at, "%s %s out of range (max %d)", key, w, (int)max);
+        if (v > max) return case_text_fail(t, at, "%s %s out of range (max %d)", key, w, (int)max);
         if (key[0] == 'w') p->worker = (uint8_t)v; else p->depth = (uint16_t)v;
-    } else if (!strcmp(key, "mut")) {
-        if (p->nmut == CASE_MAX_MUTATIONS) return fail(ps, at, "more than %d mutations", CASE_MAX_MUTATIONS);
-        struct case_mutation *m = &p->mut[p->nmut];
-        at = word(&s, w, sizeof w);
-        int reg = arch_reg_parse(w);
-        if (reg < 0) return fail(ps, at, "unknown register '%s'", w);
-        at = word(&s, w, sizeof w);
-        int kind = case_kind_parse(w);
-        if (kind < 0) return fail(ps, at, "unknown mutation kind '%s' (abs, delta, region)", w);
-        int region = 0;
-        if (kind == MUT_REGION) {
-            at = word(&s, w, sizeof w);
-            region = case_region_parse(w);
-            if (region < 0) return fail(ps, at, "unknown region '%s'", w);
-        }
-        at = word(&s, w, sizeof w);
-        if (parse_u64(ps, at, w, kind == MUT_DELTA, &m->value)) return -1;
-        m->reg = (uint8_t)reg, m->kind = (uint8_t)kind, m->region = (uint8_t)region;
-        p->nmut++;
+    } else if ((rec = case_record_by_name(key))) {
+        if (rec->parse(t, p)) return -1;
     } else {
-        return fail(ps, at, "unknown key '%s'", key);
+        return case_text_fail(t, at, "unknown key '%s'", key);
     }
-    at = word(&s, w, sizeof w);
-    if (w[0]) return fail(ps, at, "unexpected '%s' at end of line", w);
+    at = case_text_word(t, w, sizeof w);
+    if (w[0]) return case_text_fail(t, at, "unexpected '%s' at end of line", w);
     return 0;
 }
 
 int case_parse_text(const char *text, struct case_prog *out, char *err, size_t errlen)
 {
-    struct parser ps = {err, errlen, 0, text};
+    struct case_text t = {err, errlen, 0, text, text, text};
     int seen_magic = 0;
     memset(out, 0, sizeof *out);
     for (const char *s = text; *s;) {
         const char *nl = strchr(s, '\n');
         size_t n = nl ? (size_t)(nl - s) : strlen(s);
         char line[512];
-        ps.line++;
+        t.line++;
         if (n >= sizeof line) {
-            ps.line_start = s;
-            return fail(&ps, s + sizeof line - 1, "line longer than %zu bytes", sizeof line - 1);
+            t.line_start = s;
+            return case_text_fail(&t, s + sizeof line - 1, "line longer than %zu bytes", sizeof line - 1);
         }
         memcpy(line, s, n);
         line[n] = 0;
-        ps.line_start = line;
-        if (parse_line(&ps, line, out, &seen_magic)) return -1;
+        t.line_start = t.pos = t.key_at = line;
+        if (parse_line(&t, out, &seen_magic)) return -1;
         s += n + (nl != NULL);
     }
     if (!seen_magic) {
-        ps.line = 1, ps.line_start = text;
-        return fail(&ps, text, "empty case text (expected 'asgf-case 1')");
+        t.line = 1, t.line_start = text;
+        return case_text_fail(&t, text, "empty case text (expected 'asgf-case " TEXT_VERSION "')");
     }
     return 0;
 }

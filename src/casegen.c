@@ -10,9 +10,10 @@ uint64_t casegen_next(uint64_t *s)
     return *s = x;
 }
 
-/* The shapes that faulted stock AGCT (shared/field-notes.md): a
- * non-canonical sp, or an sp in the thread's guard zone, with the pc left
- * where it was (in JIT code when the caller aims at Java states). */
+/* The shapes that faulted stock AGCT on this project's machines
+ * (docs/measured.md): a non-canonical sp, or an sp in the thread's guard
+ * zone, with the pc left where it was (in JIT code when the caller aims at
+ * Java states). */
 static void fault_shape(uint64_t *st, struct case_prog *p)
 {
     uint64_t r = casegen_next(st);
@@ -63,7 +64,8 @@ void casegen_fill(enum casegen_strategy s, uint64_t *st, int nregs, struct case_
     memset(p, 0, sizeof *p);
     if (s == CASEGEN_RANDOM) {
         uint8_t raw[CASE_MAX_SIZE];
-        size_t body = CASE_GLOBAL_SIZE + (casegen_next(st) % (CASE_MAX_MUTATIONS + 1)) * CASE_RECORD_SIZE;
+        /* headerless bytes decode as version 1: at most 16 records */
+        size_t body = CASE_GLOBAL_SIZE + (casegen_next(st) % (CASE_V1_MAX_RECORDS + 1)) * CASE_RECORD_SIZE;
         for (size_t i = 0; i < body; i++) raw[i] = (uint8_t)casegen_next(st);
         case_decode(raw, body, nregs, p);
         p->mode = MODE_SIGNAL;

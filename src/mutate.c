@@ -8,7 +8,9 @@
 
 static uint64_t within(uint64_t lo, uint64_t hi, uint64_t off) { return hi > lo ? lo + off % (hi - lo) : lo; }
 
-static uint64_t region_value(int region, uint64_t off, uint64_t real, const struct thread_info *self)
+/* One case per region and no default: a region added to case_codes.h
+ * without its address rule here fails to compile (-Wswitch). */
+static uint64_t region_value(enum region_id region, uint64_t off, uint64_t real, const struct thread_info *self)
 {
     uintptr_t lo, hi;
     switch (region) {
@@ -38,8 +40,8 @@ static uint64_t region_value(int region, uint64_t off, uint64_t real, const stru
         if (jit_code_pick(off >> 8, &start, &size)) return start + size + (off & 0xff);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
     }
-    default: return off;
     }
+    return off;
 }
 
 int mutate_classify(uintptr_t a, const struct thread_info *self)
@@ -63,10 +65,10 @@ uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct th
         uint64_t *slot = arch_reg_slot(uc, m->reg);
         if (!slot) continue;
         uint64_t real = *slot, v = (uint64_t)m->value;
-        switch (m->kind) {
+        switch ((enum mut_kind)m->kind) {
         case MUT_ABS: *slot = v; break;
         case MUT_DELTA: *slot = real + v; break;
-        default: *slot = region_value(m->region, v, real, self); break;
+        case MUT_REGION: *slot = region_value((enum region_id)m->region, v, real, self); break;
         }
         int r = mutate_classify((uintptr_t)*slot, self);
         if (r >= 0) hits |= 1u << r;

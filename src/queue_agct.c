@@ -51,7 +51,7 @@ static void spin_lock(ASGST_Queue *q)
 }
 static void unlock(ASGST_Queue *q) { atomic_store(&q->lock, 0); }
 
-static ASGST_Queue *register_queue(JNIEnv *env, int size, int options, ASGST_QueueHandler handler, void *queue_arg)
+ASGST_Queue *queue_agct_register(JNIEnv *env, int size, int options, ASGST_QueueHandler handler, void *queue_arg)
 {
     (void)options;
     if (size < 1 || !handler || !jvmti) return NULL;
@@ -87,7 +87,7 @@ static ASGST_Queue *register_queue(JNIEnv *env, int size, int options, ASGST_Que
     return q;
 }
 
-static bool deregister_queue(JNIEnv *env, ASGST_Queue *q)
+bool queue_agct_deregister(JNIEnv *env, ASGST_Queue *q)
 {
     if (!q) return false;
     pthread_mutex_lock(&list_lock);
@@ -102,7 +102,7 @@ static bool deregister_queue(JNIEnv *env, ASGST_Queue *q)
 }
 
 /* [handler-safe] */
-static int get_enqueuable_element(void *ucontext, ASGST_QueueElement *e)
+int queue_agct_get_enqueuable_element(void *ucontext, ASGST_QueueElement *e)
 {
     ucontext_t *uc = ucontext;
     e->pc = (void *)*arch_reg_slot(uc, ARCH_REG_PC);
@@ -113,7 +113,7 @@ static int get_enqueuable_element(void *ucontext, ASGST_QueueElement *e)
 }
 
 /* [handler-safe] */
-static int enqueue(ASGST_Queue *q, void *ucontext, void *arg)
+int queue_agct_enqueue(ASGST_Queue *q, void *ucontext, void *arg)
 {
     if (!q || !atomic_load(&q->live)) return ASGST_ENQUEUE_NO_QUEUE;
     if (!try_lock(q)) {
@@ -127,7 +127,7 @@ static int enqueue(ASGST_Queue *q, void *ucontext, void *arg)
         rc = ASGST_ENQUEUE_FULL_QUEUE;
     } else {
         ASGST_QueueElement *e = &q->ring[(q->head + q->count) % q->capacity];
-        get_enqueuable_element(ucontext, e);
+        queue_agct_get_enqueuable_element(ucontext, e);
         e->arg = arg;
         q->count++;
         atomic_fetch_add(&n_enqueued, 1);
@@ -140,7 +140,7 @@ static int enqueue(ASGST_Queue *q, void *ucontext, void *arg)
 /* [handler-safe] n: 0 oldest, -1 youngest. The ring may move on
  * concurrently; callers of the prototype use it from the same thread's
  * signal handler, as here. */
-static ASGST_QueueElement *get_queue_element(ASGST_Queue *q, int n)
+ASGST_QueueElement *queue_agct_get_element(ASGST_Queue *q, int n)
 {
     if (!q || !q->capacity) return NULL;
     int count = q->count;
@@ -149,25 +149,25 @@ static ASGST_QueueElement *get_queue_element(ASGST_Queue *q, int n)
     return &q->ring[(q->head + n) % q->capacity];
 }
 
-static ASGST_QueueSizeInfo get_queue_size_info(ASGST_Queue *q)
+ASGST_QueueSizeInfo queue_agct_get_size_info(ASGST_Queue *q)
 {
     ASGST_QueueSizeInfo i = {0, 0, 0};
     if (q) i.size = q->count, i.capacity = q->capacity, i.attempts = atomic_load(&q->attempts);
     return i;
 }
 
-static void resize_queue(ASGST_Queue *q, int size)
+void queue_agct_resize(ASGST_Queue *q, int size)
 {
     if (q && size > 0) q->pending_capacity = size;
 }
 
-static void set_on_start(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h, void *arg)
+void queue_agct_set_on_start(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h, void *arg)
 {
     (void)options;
     if (q) q->on_start = h, q->start_arg = arg, q->start_iterator = offer;
 }
 
-static void set_on_end(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h, void *arg)
+void queue_agct_set_on_end(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h, void *arg)
 {
     (void)options;
     if (q) q->on_end = h, q->end_arg = arg, q->end_iterator = offer;
@@ -260,20 +260,6 @@ static void JNICALL processing_thread(jvmtiEnv *env, JNIEnv *jni, void *arg)
         nanosleep(&ts, NULL);
     }
     free(jf), free(frames), free(batch);
-}
-
-void queue_agct_install(void)
-{
-    struct api *a = api_agct_mutable();
-    a->register_queue = register_queue;
-    a->deregister_queue = deregister_queue;
-    a->enqueue = enqueue;
-    a->get_enqueuable_element = get_enqueuable_element;
-    a->get_queue_element = get_queue_element;
-    a->get_queue_size_info = get_queue_size_info;
-    a->resize_queue = resize_queue;
-    a->set_on_queue_processing_start = set_on_start;
-    a->set_on_queue_processing_end = set_on_end;
 }
 
 int queue_agct_start(jvmtiEnv *env, JNIEnv *jni, long long period_ns, int depth, const char **why)

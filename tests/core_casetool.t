@@ -31,11 +31,20 @@ expect_error() {  # FILE-CONTENT-CMD WANTED-MESSAGE DESCRIPTION
 }
 expect_error "printf ''" "bad: offset 0: empty case" "empty file rejected"
 expect_error "head -c 5 $d/a.case" "bad: offset 5: truncated header" "truncated header rejected"
-expect_error "printf 'ASGF\\002\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0'" "bad: offset 4: unsupported version" "wrong version rejected"
+expect_error "printf 'ASGF\\003\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0'" "bad: offset 4: unsupported version" "wrong version rejected"
 expect_error "printf 'NOPE\\001\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0\\0'" "bad: offset 0: bad magic" "bad magic rejected"
-expect_error "head -c 35 $d/a.case" "bad: offset 28: truncated mutation record" "truncated record rejected"
+expect_error "head -c 35 $d/a.case" "bad: offset 28: truncated record" "truncated record rejected"
+expect_error "head -c 35 $d/a.case | sed 's/^ASGF\\x02/ASGF\\x01/'" "bad: offset 28: truncated mutation record" "truncated version 1 record rejected"
+expect_error "{ head -c 9 $d/a.case; printf '\\007'; tail -c +11 $d/a.case; }" "bad: offset 9: unknown mode" "version 2: out-of-range mode rejected at its byte"
+expect_error "{ head -c 16 $d/a.case; printf '\\021'; tail -c +18 $d/a.case; }" "bad: offset 16: unknown register" "version 2: out-of-range register rejected at its byte"
 expect_error "head -c 100 /dev/urandom" "bad: offset" "random junk rejected"
 
+[ "$(od -An -tu1 -j4 -N1 "$d/a.case" | tr -d ' ')" = 2 ]; ok $? "encode writes format version 2"
+{ head -c 16 "$d/a.case"; printf '\021'; tail -c +18 "$d/a.case"; } > "$d/badreg.case"
+$tool fuzzdecode "$d/badreg.case" > "$d/fd.txt"; rc=$?
+[ $rc -eq 0 ] && grep -q '^# dropped 1 ' "$d/fd.txt" && [ "$(grep -c '^mut ' "$d/fd.txt")" = 1 ] && grep -q '^mut pc region code_cache 0x1234$' "$d/fd.txt"
+ok $? "fuzzdecode drops the record with an out-of-range register, counts it, keeps the other"
+$tool codes | grep -q '^region 10 nmethod_tail$'; ok $? "casetool codes prints the stable code tables"
 printf 'asgf-case 1\nmut sp region moon 1\n' > "$d/bad.txt"
 $tool encode "$d/bad.txt" -o "$d/x" 2> "$d/err"; rc=$?
 [ $rc -eq 1 ] && grep -q "bad.txt:2:15: unknown region 'moon'" "$d/err"; ok $? "text error names file:line:column"

@@ -29,7 +29,7 @@ grep -q '^  outcomes: frames=' "$d/seeds.out"; ok $? "replay prints outcomes by 
 printf '' > "$d/empty"
 printf 'ASGF\001\000' > "$d/short-header"
 printf 'ASGF\001\000\000\000\000\000' > "$d/short-global"
-printf 'ASGF\002\000\000\000\000\000\000\000\000\000\000\000' > "$d/version-2"
+printf 'ASGF\003\000\000\000\000\000\000\000\000\000\000\000' > "$d/version-3"
 printf 'ASGX\001\000\000\000\000\000\000\000\000\000\000\000' > "$d/bad-magic"
 { head -c 16 "$repro"; printf '\001\001\000\000\010\000'; } > "$d/cut-record"
 check_bad() { # FILE EXPECTED-STDERR-PATTERN DESCRIPTION
@@ -41,7 +41,7 @@ check_bad() { # FILE EXPECTED-STDERR-PATTERN DESCRIPTION
 check_bad "$d/empty" "0: empty" "an empty file"
 check_bad "$d/short-header" "6: truncated header" "a truncated header"
 check_bad "$d/short-global" "10: truncated global" "a truncated global section"
-check_bad "$d/version-2" "4: unsupported version" "a wrong version"
+check_bad "$d/version-3" "4: unsupported version" "a wrong version"
 check_bad "$d/bad-magic" "3: bad magic" "a wrong magic"
 check_bad "$d/cut-record" "16: truncated mutation record" "a cut mutation record"
 fuzz/replay "$d/no-such-file" > /dev/null 2> "$d/bad.err"

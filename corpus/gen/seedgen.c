@@ -85,7 +85,7 @@ static void try_case(struct case_prog *p)
         if (rc == HARNESS_REJECT) return;
         if (rc == HARNESS_FAULT) faulted++, harness_fault(&r); /* keep_going: prints only */
         uint16_t idx[FEEDBACK_MAX_FEATURES];
-        int n = feedback_features(&r, idx);
+        int n = feedback_features(&r.prog, &r.out, r.target_rc, idx);
         for (int k = 0; k < n; k++)
             if (!seen[idx[k]]) seen[idx[k]] = 1, fresh = 1;
     }

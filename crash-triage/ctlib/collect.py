@@ -14,7 +14,7 @@ RECORD_NAME = re.compile(r'^record-\d+-\d+-\d+\.txt$')
 INFLIGHT_NAME = re.compile(r'^inflight-(?:\d+-)?\d+\.(?:bin|case)$')
 INFLIGHT_MAGIC = b'ASGFINF1'
 INFLIGHT_HEADER = 16
-CASE_MAX = 208
+CASE_MAX = casefmt.MAX_SIZE  # the largest case any version allows
 SKIP_DIRS = {'.git', '__pycache__'}
 
 PARSERS = {

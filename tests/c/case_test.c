@@ -1,4 +1,5 @@
-/* Case format: round trips, total decoding, strict validation, text errors. */
+/* Case format: round trips, total decoding, strict validation, the version 1
+ * compatibility path, version 2 range checks, text errors. */
 #include <stdlib.h>
 #include <string.h>
 #include "arch.h"
@@ -91,11 +92,12 @@ static void every_byte_string_decodes(void)
 {
     srand(11);
     int bad = 0;
-    uint8_t buf[400];
+    uint8_t buf[CASE_MAX_SIZE + 100];
     for (int n = 0; n < 200000; n++) {
-        size_t len = (size_t)(rand() % (int)sizeof buf);
+        size_t len = (size_t)(rand() % (n % 2 ? 400 : (int)sizeof buf));
         for (size_t i = 0; i < len; i++) buf[i] = (uint8_t)rand();
-        if (n % 3 == 0 && len >= 5) memcpy(buf, "ASGF\1", 5); /* half with a real header */
+        if (n % 3 == 0 && len >= 5) memcpy(buf, "ASGF\1", 5); /* a third with a version 1 header */
+        if (n % 3 == 1 && len >= 5) memcpy(buf, "ASGF\2", 5); /* a third with a version 2 header */
         struct case_prog p;
         case_decode(buf, len, arch_reg_count(), &p);
         int ok = p.entry < ENTRY__COUNT && p.mode < MODE__COUNT && p.options <= 3 && p.nmut >= 0 &&
@@ -117,19 +119,101 @@ static void expect_invalid(const uint8_t *buf, size_t len, size_t want_off, cons
 
 static void strict_validation(void)
 {
-    uint8_t ok[CASE_MAX_SIZE + 12] = "ASGF\1\0\0\0";
+    uint8_t ok[CASE_V1_MAX_SIZE + 12] = "ASGF\1\0\0\0";
     expect_invalid(ok, 0, 0, "empty file");
     expect_invalid(ok, 5, 5, "truncated header");
     uint8_t magic[16] = "ASGX\1";
     expect_invalid(magic, 16, 3, "bad magic");
-    uint8_t ver[16] = "ASGF\2";
+    uint8_t ver[16] = "ASGF\3";
     expect_invalid(ver, 16, 4, "wrong version");
     expect_invalid(ok, 12, 12, "truncated global section");
-    expect_invalid(ok, 16 + 12 + 5, 28, "truncated second record");
-    expect_invalid(ok, CASE_MAX_SIZE + 12, CASE_MAX_SIZE, "17 records");
+    expect_invalid(ok, 16 + 12 + 5, 28, "v1: truncated second record");
+    expect_invalid(ok, CASE_V1_MAX_SIZE + 12, CASE_V1_MAX_SIZE, "v1: 17 records");
     size_t off;
     const char *why;
     CHECK(case_validate(ok, 16, &off, &why) == 0, "header + global section alone is a valid case");
+    ok[8] = 200, ok[16] = 200, ok[17] = 9, ok[19] = 7;
+    CHECK(case_validate(ok, 28, &off, &why) == 0, "v1: codes are not checked (entry 200, register 200, kind 9)");
+}
+
+/* Version 1 files keep their meaning: every code modulo the table size of
+ * version 1, whatever the tables hold now. */
+static void version1_compatibility(void)
+{
+    static const uint8_t v1[] = {'A', 'S', 'G', 'F', 1, 0, 0, 0,
+                                 201, 7, 0xff, 9, 0x2c, 0x01, 0xff, 0,          /* entry, mode, options, worker, depth, flags */
+                                 20, 5, 13, 0, 0xf0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  /* reg 20, kind 5, region 13 */
+                                 1, 2, 3, 9, 0x00, 0x04, 0, 0, 0, 0, 0, 0};                    /* reserved byte 9 */
+    size_t off;
+    const char *why;
+    struct case_prog p;
+    CHECK(case_validate(v1, sizeof v1, &off, &why) == 0, "a version 1 file with out-of-range codes is valid");
+    case_decode(v1, sizeof v1, 17, &p);
+    CHECK(p.entry == 201 % 4 && p.mode == 7 % 3 && p.options == 3 && p.worker == 9 && p.depth == 300 && p.flags == 3,
+          "v1 global section: entry 201 -> %d, mode 7 -> %d, options 0xff -> %d, flags 0xff -> %d", p.entry, p.mode,
+          p.options, p.flags);
+    CHECK(p.nmut == 2 && p.mut[0].reg == 20 % 17 && p.mut[0].kind == 5 % 3 && p.mut[0].region == 13 % 11 &&
+              p.mut[0].value == -16 && p.mut[1].reg == 1 && p.mut[1].kind == 2 && p.mut[1].region == 3 &&
+              p.mut[1].value == 0x400 && p.dropped == 0,
+          "v1 records: register, kind and region modulo 17, 3, 11; reserved byte ignored; nothing dropped");
+    uint8_t headerless[CASE_GLOBAL_SIZE + 17 * CASE_RECORD_SIZE];
+    memset(headerless, 0, sizeof headerless);
+    headerless[0] = 6;
+    case_decode(headerless, sizeof headerless, 17, &p);
+    CHECK(p.entry == 2 && p.nmut == 16, "bytes without the magic decode as a version 1 body (entry 6 -> 2, 16 records)");
+    uint8_t bytes[CASE_MAX_SIZE];
+    size_t len = case_encode(&p, bytes);
+    CHECK(bytes[4] == CASE_VERSION && case_validate(bytes, len, &off, &why) == 0,
+          "a decoded v1 program encodes to a valid version %d case", CASE_VERSION);
+}
+
+/* Version 2: a code outside its table is an error naming its byte (strict)
+ * or a dropped, counted field or record (total); never wrapped. */
+static void version2_codes(void)
+{
+    uint8_t base[16 + 3 * 12] = {'A', 'S', 'G', 'F', 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                                 1, 1, 0, 0, 8, 0, 0, 0, 0, 0, 0, 0,    /* mut sp delta 8 */
+                                 0, 2, 9, 0, 1, 0, 0, 0, 0, 0, 0, 0,    /* mut pc region noncanonical 1 */
+                                 2, 0, 0, 0, 7, 0, 0, 0, 0, 0, 0, 0};   /* mut fp abs 7 */
+    size_t off;
+    const char *why;
+    CHECK(case_validate(base, sizeof base, &off, &why) == 0, "v2 base case is valid");
+    static const struct {
+        size_t at;
+        uint8_t value;
+        const char *what;
+    } bad[] = {
+        {5, 1, "reserved header byte"}, {8, ENTRY__COUNT, "entry"}, {9, MODE__COUNT, "mode"},
+        {10, 4, "option bit"}, {14, 4, "flag bit"}, {15, 1, "reserved global byte"},
+        {28, 200, "register"}, {29, MUT__COUNT, "mutation kind"}, {30, REGION__COUNT, "region"},
+        {18, 1, "region byte of a delta record"}, {31, CASE_REC__COUNT, "record type"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        uint8_t b[sizeof base];
+        memcpy(b, base, sizeof b);
+        b[bad[i].at] = bad[i].value;
+        off = 0;
+        int rc = case_validate(b, sizeof b, &off, &why);
+        CHECK(rc == -1 && off == bad[i].at, "v2 strict: out-of-range %s rejected at offset %zu (got %zu: %s)",
+              bad[i].what, bad[i].at, off, rc ? why : "accepted");
+        struct case_prog p;
+        case_decode(b, sizeof b, arch_reg_count(), &p);
+        int record = bad[i].at >= 16, reserved = bad[i].at == 5 || bad[i].at == 15; /* no meaning: ignored */
+        CHECK(p.dropped == !reserved && p.nmut == (record ? 2 : 3) &&
+                  p.entry < ENTRY__COUNT && p.mode < MODE__COUNT && !(p.options & ~CASE_OPTION__MASK) &&
+                  !(p.flags & ~CASE_FLAG__MASK),
+              "v2 total: the %s is neutralized, counted unless reserved, the other records kept (dropped %d, %d records)",
+              bad[i].what, p.dropped, p.nmut);
+    }
+    uint8_t big[CASE_MAX_SIZE + 1];
+    memcpy(big, base, 16);
+    expect_invalid(big, 16 + 12 + 5, 28, "v2: truncated record head");
+    for (size_t i = 16; i + 12 <= sizeof big; i += 12) memcpy(big + i, base + 16, 12);
+    expect_invalid(big, 16 + 33 * 12, 16 + 32 * 12, "v2: 33 mut records (at most 32)");
+    expect_invalid(big, sizeof big, CASE_MAX_SIZE, "v2: larger than 1024 bytes");
+    struct case_prog p;
+    case_decode(big, 16 + 33 * 12, arch_reg_count(), &p);
+    CHECK(p.nmut == CASE_MAX_MUTATIONS && p.dropped == 1, "v2 total: the 33rd mut record is dropped and counted");
 }
 
 static void text_errors(void)
@@ -163,6 +247,8 @@ int main(void)
     random_programs_round_trip();
     every_byte_string_decodes();
     strict_validation();
+    version1_compatibility();
+    version2_codes();
     text_errors();
     return TAP_DONE();
 }

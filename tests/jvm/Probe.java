@@ -111,7 +111,7 @@ public class Probe {
         long addr = f.length == 3 ? Long.decode(f[1]) : -1;
         check(addr >= 0x10 && addr < 0x20, "fault address is at the planted pointer (" + f[1] + ")");
         String rec = f.length == 3 ? new String(Files.readAllBytes(Path.of(f[2]))) : "";
-        check(rec.contains("\ncase: 4153474601") && rec.contains("\nentry: run_with_iterator\n"),
+        check(rec.contains("\ncase: 4153474602") && rec.contains("\nentry: run_with_iterator\n"),
                 "crash record carries the entry point and the case bytes");
         check(rec.matches("(?s).*\npc: 0x[0-9a-f]+ \\S*libjvm\\.so\\+0x[0-9a-f]+\n.*"),
                 "crash record places the faulting pc in libjvm.so");

@@ -26,6 +26,7 @@
 #include "jvm_regions.h"
 #include "options.h"
 #include "regions.h"
+#include "startup.h"
 #include "target.h"
 
 #define SAMPLE_SIGNAL SIGPROF
@@ -260,17 +261,12 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         options_help(probe_options, 2);
         return JNI_ERR;
     }
-    const char *why = NULL;
-    if (jmethods_attach(vm, &why) || !(api = api_select(cfg.api, &why))) {
-        fprintf(stderr, "probe: %s\n", why);
+    struct startup_config sc = {.api = cfg.api, .protect = cfg.protect, .max_records = -1, .out = cfg.out};
+    if (!(api = startup_attach(vm, &sc, err, sizeof err))) {
+        fprintf(stderr, "probe: %s\n", err);
         return JNI_ERR;
     }
     api_report(api, 2);
-    guard_set_enabled(cfg.protect);
-    if (guard_install(cfg.out, &why)) {
-        fprintf(stderr, "probe: crash protection: %s\n", why);
-        return JNI_ERR;
-    }
     fprintf(stderr, "probe: guard mode %s, protection %s\n", guard_mode_name(), cfg.protect ? "on" : "off");
     if (target_install(SAMPLE_SIGNAL, 0)) {
         fprintf(stderr, "probe: cannot install the sampling handler\n");
