@@ -35,9 +35,9 @@ struct qthread {
 static struct qthread qt[THREADS_MAX];
 static ASGST_QueueHandler element_handler;
 
-static _Atomic unsigned long long n_ops[QOP__COUNT];
+static _Atomic unsigned long long n_ops[QCOUNT__COUNT];
 
-static const char *const op_names[QOP__COUNT] = {
+static const char *const op_names[QCOUNT__COUNT] = {
     "resize", "set_handlers", "clear_handlers", "element_get", "element_out_of_range", "size_info",
     "foreign_enqueue", "deregister_in_handler", "reregister", "mark_register", "mark_move", "mark_move_odd",
     "mark_fired", "mark_remove", "mark_remove_twice", "iterator_past_end", "info_rounds", "roundtrips",
@@ -66,7 +66,7 @@ static void on_processing(ASGST_Queue *q, ASGST_Iterator *it, void *arg)
 static void on_mark(ASGST_FrameMark *mark, ASGST_Iterator *it, void *arg)
 {
     (void)mark, (void)arg;
-    op(QOP_MARK_FIRED);
+    op(QCOUNT_MARK_FIRED);
     ASGST_Frame f;
     int n = 0;
     while (it && n < 64 && agent_api->next_frame(it, &f) == 1) n++;
@@ -86,7 +86,7 @@ static void set_handlers(ASGST_Queue *q, int clear, uint64_t r)
     bool offer = r & 1;
     agent_api->set_on_queue_processing_start(q, 0, offer, clear ? NULL : on_processing, NULL);
     agent_api->set_on_queue_processing_end(q, 0, !offer, clear ? NULL : on_processing, NULL);
-    op(clear ? QOP_CLEAR_HANDLERS : QOP_SET_HANDLERS);
+    op(clear ? QCOUNT_CLEAR_HANDLERS : QCOUNT_SET_HANDLERS);
 }
 
 ASGST_Queue *queue_ops_thread_start(JNIEnv *jni, int slot, ASGST_QueueHandler handler, void *arg)
@@ -102,7 +102,7 @@ ASGST_Queue *queue_ops_thread_start(JNIEnv *jni, int slot, ASGST_QueueHandler ha
     ASGST_FrameMark *m = NULL;
     if (on(QOPS_MARKS) && agent_api->register_frame_mark) {
         m = agent_api->register_frame_mark(jni, on_mark, 0, NULL);
-        if (m) op(QOP_MARK_REGISTER);
+        if (m) op(QCOUNT_MARK_REGISTER);
     }
     atomic_store(&t->mark, m);
     return q;
@@ -120,10 +120,10 @@ void queue_ops_thread_end(JNIEnv *jni, int slot)
     ASGST_FrameMark *m = atomic_exchange(&t->mark, NULL);
     if (m && agent_api->remove_frame_mark) {
         agent_api->remove_frame_mark(m);
-        op(QOP_MARK_REMOVE);
+        op(QCOUNT_MARK_REMOVE);
         if (rnd(&t->hrng) % 8 == 0) {
             struct guard_call gc = {agent_api->name, "remove_frame_mark_twice", "queue", NULL, 0, NULL};
-            op(QOP_MARK_REMOVE_TWICE);
+            op(QCOUNT_MARK_REMOVE_TWICE);
             guard_run(remove_twice, m, &gc, NULL);
         }
     }
@@ -156,14 +156,14 @@ static void signal_ops(void *arg)
     if (q && on(QOPS_ELEMENTS)) {
         if (agent_api->get_queue_size_info) {
             ASGST_QueueSizeInfo si = agent_api->get_queue_size_info(q);
-            op(QOP_SIZE_INFO);
+            op(QCOUNT_SIZE_INFO);
             /* any n: in range, one past either end, or far out */
             int span = si.size + 2, n = (int)(r % (unsigned)(2 * span + 1)) - span;
             if ((r >> 20) % 16 == 0) n = (r >> 24) & 1 ? 1 << 30 : -(1 << 30);
             if (agent_api->get_queue_element) {
                 ASGST_QueueElement *e = agent_api->get_queue_element(q, n);
                 if (e) e->arg = (void *)(uintptr_t)r; /* the one field a handler may change: queue compression */
-                op(e ? QOP_ELEMENT_GET : QOP_ELEMENT_OUT_OF_RANGE);
+                op(e ? QCOUNT_ELEMENT_GET : QCOUNT_ELEMENT_OUT_OF_RANGE);
             }
         }
     }
@@ -171,14 +171,14 @@ static void signal_ops(void *arg)
      * with the Enqueues that follow until the next handshake applies it. */
     if (q && on(QOPS_RESIZE) && agent_api->resize_queue && (r >> 36) % 64 == 0) {
         agent_api->resize_queue(q, resize_size(t, r >> 42));
-        op(QOP_RESIZE);
+        op(QCOUNT_RESIZE);
     }
     if (on(QOPS_FOREIGN) && agent_api->enqueue && (r >> 8) % 16 == 0) {
         const struct thread_info *other = threads_other(threads_gettid(), (unsigned)(r >> 12));
         ASGST_Queue *oq = other ? atomic_load(&qt[threads_slot(other)].queue) : NULL;
         if (oq) {
             agent_api->enqueue(oq, s->uc, NULL); /* a release build pushes into another thread's queue */
-            op(QOP_FOREIGN_ENQUEUE);
+            op(QCOUNT_FOREIGN_ENQUEUE);
         }
     }
     ASGST_FrameMark *m = atomic_load(&t->mark);
@@ -228,7 +228,7 @@ static void move_mark(struct qthread *t, ASGST_Iterator *it, uint64_t r)
         }
     }
     agent_api->move_frame_mark(m, sp);
-    op(odd ? QOP_MARK_MOVE_ODD : QOP_MARK_MOVE);
+    op(odd ? QCOUNT_MARK_MOVE_ODD : QCOUNT_MARK_MOVE);
 }
 
 static void handler_ops(void *arg)
@@ -243,10 +243,10 @@ static void handler_ops(void *arg)
         if (agent_api->rewind_iterator) agent_api->rewind_iterator(it);
         if (agent_api->next_frame(it, &f) == 1 && f.method) {
             info_calls_method(agent_api, f.method, f.bci, r);
-            op(QOP_INFO_ROUNDS);
+            op(QCOUNT_INFO_ROUNDS);
             if (r % 8 == 0) {
                 info_calls_roundtrip(agent_api, f.method);
-                op(QOP_ROUNDTRIPS);
+                op(QCOUNT_ROUNDTRIPS);
             }
         }
     }
@@ -259,7 +259,7 @@ static void handler_ops(void *arg)
         if (agent_api->next_frame(it, &f) == 1 && f.sp) {
             int raw;
             agent_api->run_with_iterator_from_frame(f.sp, f.fp, f.pc, 0, walk_rest, NULL, &raw);
-            op(QOP_WALK_FROM_FRAME);
+            op(QCOUNT_WALK_FROM_FRAME);
         }
     }
     /* Past the end: NextFrame must keep saying "end", Rewind must restart. */
@@ -267,11 +267,11 @@ static void handler_ops(void *arg)
         ;
     (void)agent_api->next_frame(it, &f);
     if (agent_api->state) (void)agent_api->state(it);
-    op(QOP_ITERATOR_PAST_END);
+    op(QCOUNT_ITERATOR_PAST_END);
     if (!q) return;
     if (on(QOPS_RESIZE) && agent_api->resize_queue && (r >> 24) % 32 == 0) {
         agent_api->resize_queue(q, resize_size(t, r >> 30));
-        op(QOP_RESIZE);
+        op(QCOUNT_RESIZE);
     }
     if (on(QOPS_HANDLERS) && (r >> 40) % 64 == 0) set_handlers(q, (r >> 46) & 1, r >> 47);
     /* asgst only: the agct queue's RegisterQueue needs a JNIEnv. */
@@ -282,10 +282,10 @@ static void handler_ops(void *arg)
          * handshake). */
         atomic_store(&t->queue, NULL);
         agent_api->deregister_queue(NULL, q);
-        op(QOP_DEREGISTER_IN_HANDLER);
+        op(QCOUNT_DEREGISTER_IN_HANDLER);
         ASGST_Queue *nq = agent_api->register_queue(NULL, t->capacity, 0, element_handler, t->arg);
         atomic_store(&t->queue, nq);
-        if (nq) op(QOP_REREGISTER);
+        if (nq) op(QCOUNT_REREGISTER);
     }
 }
 
@@ -326,7 +326,7 @@ const char *queue_ops_parse(const char *v, unsigned *out)
 void queue_ops_report(FILE *f)
 {
     fprintf(f, "asgf: queue ops:");
-    for (int i = 0; i < QOP__COUNT; i++) fprintf(f, " %s=%llu", op_names[i], (unsigned long long)n_ops[i]);
+    for (int i = 0; i < QCOUNT__COUNT; i++) fprintf(f, " %s=%llu", op_names[i], (unsigned long long)n_ops[i]);
     struct info_counters ic;
     info_calls_counters(&ic);
     fprintf(f, "\nasgf: info calls: handles valid=%llu stale=%llu forged=%llu null=%llu (stale asked, none known %llu); "
@@ -340,7 +340,7 @@ void queue_ops_report(FILE *f)
 void queue_ops_json(FILE *f)
 {
     fprintf(f, "  \"queue_ops\": {");
-    for (int i = 0; i < QOP__COUNT; i++)
+    for (int i = 0; i < QCOUNT__COUNT; i++)
         fprintf(f, "%s\"%s\": %llu", i ? ", " : "", op_names[i], (unsigned long long)n_ops[i]);
     fprintf(f, "},\n");
 }
