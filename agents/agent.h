@@ -37,6 +37,8 @@ struct agent_config {
     long max_records;
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
     unsigned queue_ops; /* mode=queue: QOPS_* bits (queue_ops.h) */
+    int nqop;           /* qops=: qop records every case carries */
+    struct case_qop qop[CASE_MAX_QOPS];
 };
 
 extern struct agent_config agent_cfg;

@@ -19,13 +19,15 @@
 #include "agent.h"
 #include "guard.h"
 #include "info_calls.h"
+#include "qops.h"
 #include "queue_ops.h"
 #include "regions.h"
 #include "stats.h"
 
+/* The queue and mark themselves live in the core's qops registry, where a
+ * case's qop records see them too. */
 struct qthread {
-    ASGST_Queue *_Atomic queue;
-    ASGST_FrameMark *_Atomic mark;
+    int slot;
     void *arg;          /* the queue_arg it was registered with */
     uint64_t rng;       /* signal handler's */
     uint64_t hrng;      /* queue handler's */
@@ -96,15 +98,16 @@ ASGST_Queue *queue_ops_thread_start(JNIEnv *jni, int slot, ASGST_QueueHandler ha
     t->rng = t->hrng = agent_cfg.seed * 0x2545f4914f6cdd1dULL + (uint64_t)slot * 2 + 1;
     t->arg = arg;
     t->capacity = agent_cfg.queue_size;
+    t->slot = slot;
     ASGST_Queue *q = agent_api->register_queue ? agent_api->register_queue(jni, t->capacity, 0, handler, arg) : NULL;
-    atomic_store(&t->queue, q);
+    qops_thread_start(slot, q, handler, arg, t->capacity);
     if (q && on(QOPS_HANDLERS)) set_handlers(q, 0, rnd(&t->hrng));
     ASGST_FrameMark *m = NULL;
     if (on(QOPS_MARKS) && agent_api->register_frame_mark) {
         m = agent_api->register_frame_mark(jni, on_mark, 0, NULL);
         if (m) op(QCOUNT_MARK_REGISTER);
     }
-    atomic_store(&t->mark, m);
+    qops_set_mark(slot, m);
     return q;
 }
 
@@ -117,7 +120,9 @@ static void remove_twice(void *arg)
 void queue_ops_thread_end(JNIEnv *jni, int slot)
 {
     struct qthread *t = &qt[slot];
-    ASGST_FrameMark *m = atomic_exchange(&t->mark, NULL);
+    ASGST_Queue *q;
+    ASGST_FrameMark *m;
+    qops_thread_end(slot, &q, &m);
     if (m && agent_api->remove_frame_mark) {
         agent_api->remove_frame_mark(m);
         op(QCOUNT_MARK_REMOVE);
@@ -127,11 +132,10 @@ void queue_ops_thread_end(JNIEnv *jni, int slot)
             guard_run(remove_twice, m, &gc, NULL);
         }
     }
-    ASGST_Queue *q = atomic_exchange(&t->queue, NULL);
     if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);
 }
 
-ASGST_Queue *queue_ops_queue(int slot) { return atomic_load_explicit(&qt[slot].queue, memory_order_relaxed); }
+ASGST_Queue *queue_ops_queue(int slot) { return qops_queue(slot); }
 
 struct sig_ops {
     struct qthread *t;
@@ -151,7 +155,7 @@ static void signal_ops(void *arg)
 {
     struct sig_ops *s = arg;
     struct qthread *t = s->t;
-    ASGST_Queue *q = atomic_load(&t->queue);
+    ASGST_Queue *q = qops_queue(t->slot);
     uint64_t r = rnd(&t->rng);
     if (q && on(QOPS_ELEMENTS)) {
         if (agent_api->get_queue_size_info) {
@@ -175,13 +179,13 @@ static void signal_ops(void *arg)
     }
     if (on(QOPS_FOREIGN) && agent_api->enqueue && (r >> 8) % 16 == 0) {
         const struct thread_info *other = threads_other(threads_gettid(), (unsigned)(r >> 12));
-        ASGST_Queue *oq = other ? atomic_load(&qt[threads_slot(other)].queue) : NULL;
+        ASGST_Queue *oq = other ? qops_queue(threads_slot(other)) : NULL;
         if (oq) {
             agent_api->enqueue(oq, s->uc, NULL); /* a release build pushes into another thread's queue */
             op(QCOUNT_FOREIGN_ENQUEUE);
         }
     }
-    ASGST_FrameMark *m = atomic_load(&t->mark);
+    ASGST_FrameMark *m = qops_mark(t->slot);
     if (m && agent_api->get_frame_mark_stack_pointer) (void)agent_api->get_frame_mark_stack_pointer(m);
     /* What Enqueue would store, asked separately (a profiler compressing
      * its queue compares it with the youngest element). */
@@ -208,7 +212,7 @@ struct handler_ops {
  * two frames, or another thread's stack. */
 static void move_mark(struct qthread *t, ASGST_Iterator *it, uint64_t r)
 {
-    ASGST_FrameMark *m = atomic_load(&t->mark);
+    ASGST_FrameMark *m = qops_mark(t->slot);
     if (!m || !agent_api->move_frame_mark) return;
     ASGST_Frame f;
     void *sp = NULL;
@@ -237,7 +241,7 @@ static void handler_ops(void *arg)
     struct qthread *t = h->t;
     ASGST_Iterator *it = h->it;
     uint64_t r = rnd(&t->hrng);
-    ASGST_Queue *q = atomic_load(&t->queue);
+    ASGST_Queue *q = qops_queue(t->slot);
     ASGST_Frame f;
     if (on(QOPS_INFO)) {
         if (agent_api->rewind_iterator) agent_api->rewind_iterator(it);
@@ -280,18 +284,20 @@ static void handler_ops(void *arg)
         /* Deregister during the queue's own processing, then a new queue
          * for the thread (NULL env: the current thread, the owner at a
          * handshake). */
-        atomic_store(&t->queue, NULL);
         agent_api->deregister_queue(NULL, q);
         op(QCOUNT_DEREGISTER_IN_HANDLER);
         ASGST_Queue *nq = agent_api->register_queue(NULL, t->capacity, 0, element_handler, t->arg);
-        atomic_store(&t->queue, nq);
+        qops_set_queue(t->slot, nq);
         if (nq) op(QCOUNT_REREGISTER);
     }
 }
 
 void queue_ops_in_handler(int slot, ASGST_Iterator *it)
 {
-    if (!agent_cfg.queue_ops || !it) return;
+    if (!it) return;
+    /* First what the cases asked for (their qop records), then our own. */
+    qops_run_handshake(agent_api, slot, it);
+    if (!agent_cfg.queue_ops) return;
     struct handler_ops h = {&qt[slot], it};
     struct guard_call gc = {agent_api->name, "queue_ops_handler", "queue", NULL, 0, NULL};
     guard_run(handler_ops, &h, &gc, NULL);

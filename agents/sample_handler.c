@@ -62,6 +62,7 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
      * call it, on a quarter of the samples (the flag is in the case bytes,
      * so a saved case does the same). */
     if ((agent_cfg.queue_ops & QOPS_INFO) && casegen_next(&ts->rng) % 4 == 0) p->flags |= CASE_FLAG_METHOD_INFO;
+    for (int i = 0; i < agent_cfg.nqop && p->nqop < CASE_MAX_QOPS; i++) p->qop[p->nqop++] = agent_cfg.qop[i];
     if (agent_cfg.mode == MODE_QUEUE) p->entry = ENTRY_ENQUEUE;
     else if (p->entry == ENTRY_ENQUEUE) p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue mode */
     return case_encode(p, bytes);

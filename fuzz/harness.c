@@ -25,6 +25,7 @@
 #include "jvm_threads.h"
 #include "options.h"
 #include "info_calls.h"
+#include "qops.h"
 #include "queue_agct.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -193,12 +194,15 @@ static int mkdirs(const char *path)
  * points at an input buffer that is gone by now. */
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
-    (void)queue_arg, (void)enqueue_arg;
+    (void)enqueue_arg;
     ASGST_Frame f;
     unsigned long long n = 0;
     while (n < 65536 && h.api->next_frame(it, &f) == 1) n++;
     atomic_fetch_add(&h.queue_walks, 1);
     atomic_fetch_add(&h.queue_frames, n);
+    /* The handshake half of the qop records of earlier cases on this
+     * worker (queue_arg: its registry slot + 1), guarded like the call. */
+    qops_run_handshake(h.api, (int)(intptr_t)queue_arg - 1, it);
 }
 
 /* On the new worker, at ThreadStart: note its tid and give it a queue
@@ -207,8 +211,12 @@ static void on_worker_start(JNIEnv *jni, const char *name, int index)
 {
     (void)name;
     if (index < 0 || index >= MAX_WORKERS) return;
-    if (h.api->register_queue)
-        atomic_store(&h.queue[index], h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, NULL));
+    const struct thread_info *self = threads_find(threads_gettid());
+    int slot = self ? threads_slot(self) : -1;
+    void *arg = (void *)(intptr_t)(slot + 1);
+    ASGST_Queue *q = h.api->register_queue ? h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, arg) : NULL;
+    atomic_store(&h.queue[index], q);
+    qops_thread_start(slot, q, on_queue_element, arg, QUEUE_SIZE);
     atomic_store(&h.worker_tid[index], threads_gettid());
 }
 
@@ -217,7 +225,12 @@ static void on_worker_end(JNIEnv *jni, const char *name, int index)
     (void)name;
     if (index < 0 || index >= MAX_WORKERS) return;
     atomic_store(&h.worker_tid[index], 0);
-    ASGST_Queue *q = atomic_exchange(&h.queue[index], NULL);
+    const struct thread_info *self = threads_find(threads_gettid());
+    ASGST_Queue *q = atomic_exchange(&h.queue[index], NULL), *current;
+    ASGST_FrameMark *mark;
+    qops_thread_end(self ? threads_slot(self) : -1, &current, &mark);
+    if (current) q = current; /* a reregister qop replaced it */
+    if (mark && h.api->remove_frame_mark) h.api->remove_frame_mark(mark);
     if (q && h.api->deregister_queue) h.api->deregister_queue(jni, q);
 }
 

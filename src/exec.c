@@ -5,6 +5,7 @@
 #include "inflight.h"
 #include "info_calls.h"
 #include "mutate.h"
+#include "qops.h"
 
 struct call {
     const struct exec_ctx *cx;
@@ -12,6 +13,7 @@ struct call {
     ucontext_t *uc;
     struct exec_outcome *out;
     uint64_t seed; /* from the case bytes: the info-call variants */
+    int slot;      /* the target thread's registry slot, -1 if unknown */
 };
 
 static int walk(struct call *c, ASGST_Iterator *it, int keep)
@@ -104,6 +106,7 @@ static void do_call(void *arg)
     }
     }
     out->last_vm = out->ret;
+    if (c->p->nqop) qops_run_signal(api, c->slot, c->p, c->uc, c->cx->case_bytes, c->cx->case_len);
 }
 
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
@@ -116,12 +119,19 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->region_hits = mutate_apply(p, &uc, self);
     inflight_store(cx->case_bytes, cx->case_len);
 
+    /* The thread's current queue, if a harness keeps it in qops (a qop may
+     * have replaced the one the harness knows). */
+    int slot = self ? threads_slot(self) : -1;
+    struct exec_ctx here = *cx;
+    ASGST_Queue *current = qops_queue(slot);
+    if (current) here.queue = current;
+    cx = &here;
     out->entry = exec_entry_to_run(cx, p->entry);
     out->substituted = out->entry != p->entry;
     struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
     uint64_t seed = 0xcbf29ce484222325ULL; /* FNV-1a */
     for (size_t i = 0; i < cx->case_len; i++) seed = (seed ^ cx->case_bytes[i]) * 0x100000001b3ULL;
-    struct call c = {cx, p, &uc, out, seed};
+    struct call c = {cx, p, &uc, out, seed, slot};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
     out->last_vm = EXEC_NO_VM_CODE;
     gc.last_vm = &out->last_vm;

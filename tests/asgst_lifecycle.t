@@ -30,5 +30,17 @@ for b in $bugs; do
 done
 n=$(grep -cx "$(echo $bugs | tr ' ' '\n')" "$d/none.found")
 [ "$n" -eq 0 ]; ok $? "the control run (queue_ops=none) finds none of them (found: $(tr '\n' ' ' < "$d/none.found"))"
+# The same windows through the case format: qop records (the agent's qops=
+# option puts them in every case) without the agent's own operations. Two
+# legs: a resize in every case would keep the handshake from ever running.
+for leg in "resize resize:1+enqueue:0 bug_resize_race" "mark mark_register:0+mark_move:-2 bug_mark_off_frame"; do
+  set -- $leg
+  LD_PRELOAD=$lib run_stress "$d/q$1" "api=asgst,mode=queue,queue_ops=none,qops=$2" classload 5 2
+  found "$d/q$1" > "$d/q$1.found"
+  grep -qx "$3" "$d/q$1.found"; ok $? "qops=$2 alone finds $3 (found: $(tr '\n' ' ' < "$d/q$1.found"))"
+done
+rec=$(grep -l "^entry: qop_handshake" "$d/qmark"/record-*.txt 2>/dev/null | head -1)
+[ -n "$rec" ] && sed -n 's/^case: //p' "$rec" | xxd -r -p > "$d/rec.bin" && "$BUILD/bin/casetool" decode "$d/rec.bin" | grep -q "^qop mark_move -2$"
+ok $? "a fault at the handshake is recorded with the case that asked for it ($(basename "${rec:-none}"))"
 grep -q "reached the API" "$d/none/log"; ok $? "the control run sampled: $(grep -o 'reached the API [0-9.]*% of samples' "$d/none/log")"
 tap_done
