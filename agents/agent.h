@@ -35,6 +35,7 @@ struct agent_config {
     int verify;         /* mode=queue: compare handler stacks with JVMTI */
     uintptr_t test_plant; /* test hook: planted bad frames pointer (api_agct_plant_bad_frames) */
     long max_records;
+    long records_per_key;
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
     unsigned queue_ops; /* mode=queue: QOPS_* bits (queue_ops.h) */
     int nqop;           /* qops=: qop records every case carries */

@@ -6,6 +6,7 @@
 #include "case.h"
 #include "options.h"
 #include "queue_ops.h"
+#include "record.h"
 
 #define CFG(c) ((struct agent_config *)(c))
 
@@ -82,6 +83,7 @@ static const char *set_queue_size(void *c, const char *v)
 }
 
 static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
+static const char *set_records_per_key(void *c, const char *v) { return opt_parse_long(v, 1, 1L << 40, &CFG(c)->records_per_key); }
 
 static const char *set_timer(void *c, const char *v)
 {
@@ -155,7 +157,8 @@ static const struct opt_def defs[] = {
                   "elements, foreign, reregister, marks, info (default all)", set_queue_ops},
     {"qops", "qop records every case carries, OP:VALUE joined by + (e.g. resize:1+enqueue:0+mark_move:-2; names in "
              "corpus/FORMAT.md): run after the call, in the crash record's case bytes", set_qops},
-    {"max_records", "crash records written at most; later faults are counted (default 10000)", set_max_records},
+    {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},
+    {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
     {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
@@ -165,7 +168,8 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1, .max_records = 10000, .queue_ops = QOPS_ALL,
+        .queue_size = 64, .suspend = 1, .max_records = 10000, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .queue_ops = QOPS_ALL,
     };
     return options_parse(text, defs, cfg, err, errlen);
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "agent.h"
 #include "guard.h"
+#include "record.h"
 #include "jvm_regions.h"
 #include "info_calls.h"
 #include "queue_agct.h"
@@ -103,6 +104,7 @@ static int setup(JavaVM *vm)
     if (agent_cfg.mutate == MUTATE_CORPUS && corpus_load(agent_cfg.corpus, err, sizeof err))
         return fail("mutate=corpus", err), -1;
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
+    record_set_limits(agent_cfg.records_per_key, -1);
     struct startup_config sc = {
         .api = agent_cfg.api, .jit_code = agent_cfg.mutate != CASEGEN_NONE, .agct_depth = agent_cfg.depth,
         .test_plant = agent_cfg.test_plant, .protect = agent_cfg.protect, .max_records = agent_cfg.max_records,

@@ -18,6 +18,7 @@
 #include "arch.h"
 #include "feedback.h"
 #include "guard.h"
+#include "record.h"
 #include "harness.h"
 #include "jit_code.h"
 #include "jmethods.h"
@@ -70,6 +71,8 @@ static const struct env_def env_defs[] = {
     {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
     {"ASGF_QUIET", ENV_BOOL, CFG(quiet), 0, 0},
     {"ASGF_AFL_LOOP", ENV_LONG, CFG(afl_loop), 1, 1000000000},
+    {"ASGF_RECORDS_PER_KEY", ENV_LONG, CFG(records_per_key), 1, 1000000000},
+    {"ASGF_MAX_RECORDS", ENV_LONG, CFG(max_records), 0, 1000000000},
     {NULL, 0, 0, 0, 0},
 };
 
@@ -124,7 +127,8 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     *c = (struct harness_config){
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = 50, .warmup_ms = 300,
-        .afl_loop = 1000000, .mode_override = -1,
+        .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .max_records = RECORD_TOTAL_DEFAULT,
     };
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
@@ -402,6 +406,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     struct startup_config sc = {.jit_code = 1, .test_plant = (uintptr_t)h.cfg.test_plant, .protect = h.cfg.protect,
                                 .max_records = -1, .out = h.cfg.out, .threads = &tc};
     api_kind_parse(h.cfg.api, &sc.api);
+    record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
     /* Unloaded methods become the stale handles of method_info cases. */
     if (h.api->register_class_unload_handler) h.api->register_class_unload_handler(info_calls_on_unload, NULL);
@@ -502,7 +507,7 @@ void harness_fault(const struct harness_result *r)
             "record %s\n",
             (sigsafe_now_ns() - h.up_ns) / 1e9, h.runs, sigsafe_signame(f->sig), f->code, (unsigned long)f->addr,
             (unsigned long)f->pc, module ? module : "?", (unsigned long)off, case_entry_name(r->prog.entry),
-            case_mode_name(r->prog.mode), f->record[0] ? f->record : "(none: repeats a recorded fault)");
+            case_mode_name(r->prog.mode), f->record[0] ? f->record : "(none: counted under its key, past the record cap)");
     if (h.cfg.keep_going) return;
     harness_stats(2);
     fprintf(stderr, "asgf: aborting so the fuzzer saves this input (ASGF_KEEP_GOING=1 counts and goes on)\n");
@@ -524,7 +529,7 @@ void harness_stats(int fd)
     dprintf(fd, "asgf: outcomes:");
     for (int c = 0; c < FEEDBACK_CLASSES; c++)
         if (h.outcome[c]) dprintf(fd, " %s=%llu", harness_class_name(c), h.outcome[c]);
-    dprintf(fd, "\nasgf: guard: caught %llu (repeats not re-recorded %llu), passed on %llu, claimed by JVM %llu, "
+    dprintf(fd, "\nasgf: guard: caught %llu (counted only, past the per-key or total record cap %llu), passed on %llu, claimed by JVM %llu, "
             "nested %llu, records failed %llu; target: timeouts %llu, held too long %llu, late signals %llu\n",
             (unsigned long long)g.caught, (unsigned long long)g.duplicates, (unsigned long long)g.passed_on,
             (unsigned long long)g.claimed_by_jvm, (unsigned long long)g.nested, (unsigned long long)g.records_failed,

@@ -55,6 +55,8 @@ struct harness_config {
     uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */
     int quiet;                /* ASGF_QUIET: no start-up and exit lines (0) */
     long afl_loop;            /* ASGF_AFL_LOOP: inputs per AFL++ child (one JVM each) */
+    long records_per_key;     /* ASGF_RECORDS_PER_KEY: crash records kept per fault key (20) */
+    long max_records;         /* ASGF_MAX_RECORDS: crash records per output directory (100000) */
     int mode_override;        /* not from env: -1, or a MODE_* every case runs in (replay --mode) */
 };
 

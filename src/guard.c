@@ -41,32 +41,9 @@ static _Atomic uint64_t n_caught, n_passed, n_claimed, n_nested, n_records_faile
 static _Atomic int dying;
 
 int guard_vm_dying(void) { return atomic_load_explicit(&dying, memory_order_relaxed); }
-static _Atomic unsigned record_seq;
-static _Atomic long record_limit = 100000;
 static _Atomic uint64_t n_duplicates;
 
-/* Faults already recorded, by hash of faulting pc and case bytes: the same
- * case faulting at the same pc again adds a count, not a file. */
-#define SEEN_SLOTS 8192
-static _Atomic uint64_t seen[SEEN_SLOTS];
-
-void guard_set_record_limit(long n) { atomic_store(&record_limit, n); }
-
-/* [handler-safe] 1 if (pc, case) was recorded before; else remembers it. */
-static int seen_before(uintptr_t pc, const struct guard_call *c)
-{
-    uint64_t h = 1469598103934665603ULL ^ pc;
-    for (size_t i = 0; c && c->case_bytes && i < c->case_len; i++) h = (h ^ c->case_bytes[i]) * 1099511628211ULL;
-    h |= 1; /* 0 marks a free slot */
-    for (unsigned k = 0; k < 64; k++) {
-        _Atomic uint64_t *slot = &seen[(h + k) % SEEN_SLOTS];
-        uint64_t v = atomic_load(slot);
-        if (v == h) return 1;
-        if (v == 0 && atomic_compare_exchange_strong(slot, &v, h)) return 0;
-        if (v == h) return 1;
-    }
-    return 0; /* table crowded: record anyway */
-}
+void guard_set_record_limit(long n) { record_set_limits(-1, n); }
 
 void guard_set_enabled(int on) { atomic_store(&enabled, on); }
 int guard_enabled(void) { return atomic_load(&enabled); }
@@ -142,15 +119,15 @@ static void catch_fault(struct slot *s, int sig, siginfo_t *si, ucontext_t *uc)
     struct guard_fault local, *f = s->fault ? s->fault : &local;
     f->sig = sig, f->code = si->si_code, f->addr = (uintptr_t)si->si_addr, f->pc = pc;
     f->record[0] = 0;
-    if (record_dir[0] && seen_before(pc, s->call)) {
-        atomic_fetch_add(&n_duplicates, 1);
-    } else if (record_dir[0] && (long)atomic_load(&record_seq) < atomic_load(&record_limit)) {
+    if (record_dir[0]) {
         struct record_info ri = {
-            .dir = record_dir, .seq = atomic_fetch_add(&record_seq, 1), .sig = sig, .si = si, .uc = uc,
+            .dir = record_dir, .sig = sig, .si = si, .uc = uc,
             .call = s->call, .path_out = f->record, .path_len = sizeof f->record,
             .buf = s->record_text, .buf_len = sizeof s->record_text,
         };
-        if (record_write(&ri)) atomic_fetch_add(&n_records_failed, 1);
+        enum record_result r = record_fault(&ri);
+        if (r == RECORD_FAILED) atomic_fetch_add(&n_records_failed, 1);
+        if (r == RECORD_COUNTED) atomic_fetch_add(&n_duplicates, 1);
     }
     s->fault_mask = uc->uc_sigmask;
     atomic_fetch_add(&n_caught, 1);

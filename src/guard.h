@@ -83,10 +83,10 @@ int guard_vm_dying(void);
 
 struct guard_counters {
     uint64_t caught, passed_on, claimed_by_jvm, nested, records_failed;
-    uint64_t duplicates; /* caught again with the same pc and case: counted, no new record */
+    uint64_t duplicates; /* counted under their key, no record file (key or directory at its cap) */
 };
 
-/* Records written at most (default 100000); later faults are counted only. */
+/* Record files per directory at most (default 100000; src/record.h); later faults are counted only. */
 void guard_set_record_limit(long n);
 void guard_counters(struct guard_counters *out);
 

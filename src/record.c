@@ -1,6 +1,7 @@
 /* Crash record writer (see record.h and docs/crash-record.md). */
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <unistd.h>
 #include "arch.h"
@@ -48,7 +49,112 @@ static void frame_line(struct sbuf *b, const char *key, int index, uintptr_t pc)
 
 static const char *or_unknown(const char *s) { return s ? s : "?"; }
 
-int record_write(const struct record_info *ri)
+static _Atomic long per_key_limit = RECORD_PER_KEY_DEFAULT;
+static _Atomic long total_limit = RECORD_TOTAL_DEFAULT;
+static _Atomic unsigned record_seq;
+static _Atomic int cap_said;
+
+void record_set_limits(long per_key, long total)
+{
+    if (per_key >= 0) atomic_store(&per_key_limit, per_key);
+    if (total >= 0) atomic_store(&total_limit, total);
+}
+
+/* [handler-safe] FNV-1a over the signal and each pc's module and offset;
+ * a pc in no file mapping (JIT code, stubs) adds only a marker, as its
+ * address differs from run to run. */
+static uint64_t fault_key(int sig, const uintptr_t *pcs, int n)
+{
+    uint64_t h = 1469598103934665603ULL;
+#define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 1099511628211ULL)
+    MIX(sig);
+    for (int i = 0; i < n && i < RECORD_KEY_FRAMES; i++) {
+        uintptr_t off = 0;
+        const char *m = regions_module_of(pcs[i], &off);
+        if (!m) {
+            MIX('?');
+            continue;
+        }
+        for (const char *c = m; *c; c++) MIX(*c);
+        for (int k = 0; k < 8; k++) MIX(off >> (8 * k));
+    }
+#undef MIX
+    return h;
+}
+
+/* [handler-safe] 16 lower-case hex digits, no 0x: the key as file names show it. */
+static void key_hex(struct sbuf *b, uint64_t key)
+{
+    uint8_t be[8];
+    for (int i = 0; i < 8; i++) be[i] = (uint8_t)(key >> (56 - 8 * i));
+    sb_hexbytes(b, be, sizeof be);
+}
+
+/* [handler-safe] Appends one line to dir/name; returns the file's length in
+ * lines after the append (this caller's number), or -1. */
+static long count_append(const char *dir, const char *name, uint64_t key, int with_key)
+{
+    char path[320];
+    struct sbuf p = {path, 0, sizeof path};
+    sb_str(&p, dir);
+    sb_str(&p, name);
+    if (with_key) {
+        key_hex(&p, key);
+        sb_str(&p, ".txt");
+    }
+    if (p.len + 1 >= p.cap) return -1;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return -1;
+    long n = -1;
+    if (write(fd, "\n", 1) == 1) n = (long)lseek(fd, 0, SEEK_CUR);
+    close(fd);
+    return n;
+}
+
+static int record_write(const struct record_info *ri, unsigned seq, uint64_t key, const uintptr_t *pcs, int n);
+
+/* Faults recorded by this process, by hash of key and case bytes: the same
+ * case faulting the same way again is counted, not recorded again. */
+#define SEEN_SLOTS 8192
+static _Atomic uint64_t seen[SEEN_SLOTS];
+
+/* [handler-safe] 1 if (key, case) was recorded before; else remembers it. */
+static int seen_before(uint64_t key, const struct guard_call *c)
+{
+    uint64_t h = key;
+    for (size_t i = 0; c && c->case_bytes && i < c->case_len; i++) h = (h ^ c->case_bytes[i]) * 1099511628211ULL;
+    h |= 1; /* 0 marks a free slot */
+    for (unsigned k = 0; k < 64; k++) {
+        _Atomic uint64_t *slot = &seen[(h + k) % SEEN_SLOTS];
+        uint64_t v = atomic_load(slot);
+        if (v == h) return 1;
+        if (v == 0 && atomic_compare_exchange_strong(slot, &v, h)) return 0;
+        if (v == h) return 1;
+    }
+    return 0; /* table crowded: record anyway */
+}
+
+enum record_result record_fault(const struct record_info *ri)
+{
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    int n = record_backtrace(ri->uc, pcs, RECORD_MAX_FRAMES);
+    uint64_t key = fault_key(ri->sig, pcs, n);
+    ri->path_out[0] = 0;
+    long nth = count_append(ri->dir, "/faults-", key, 1);
+    if (nth > atomic_load(&per_key_limit) || seen_before(key, ri->call)) return RECORD_COUNTED;
+    long total = count_append(ri->dir, "/records-written.txt", 0, 0);
+    if (total > atomic_load(&total_limit)) {
+        if (!atomic_exchange(&cap_said, 1)) {
+            static const char msg[] = "asgst-fuzz: the record cap for this directory is reached; "
+                                      "later faults are only counted (faults-*.txt)\n";
+            sigsafe_write_all(2, msg, sizeof msg - 1);
+        }
+        return RECORD_COUNTED;
+    }
+    return record_write(ri, atomic_fetch_add(&record_seq, 1), key, pcs, n) ? RECORD_FAILED : RECORD_WRITTEN;
+}
+
+static int record_write(const struct record_info *ri, unsigned seq, uint64_t key, const uintptr_t *pcs, int n)
 {
     struct sbuf b = {ri->buf, 0, ri->buf_len};
     int tid = threads_gettid();
@@ -71,6 +177,8 @@ int record_write(const struct record_info *ri)
     sb_str(&b, or_unknown(c ? c->entry : 0));
     sb_str(&b, "\nmode: ");
     sb_str(&b, or_unknown(c ? c->mode : 0));
+    sb_str(&b, "\nkey: ");
+    key_hex(&b, key);
     /* The framework's verdict, apart from anything the VM returned: the
      * prototype's own codes include -17 and -18, so a bare number could be
      * read either way. */
@@ -87,8 +195,6 @@ int record_write(const struct record_info *ri)
     sb_hex(&b, (uintptr_t)ri->si->si_addr, 16);
     sb_chr(&b, '\n');
 
-    uintptr_t pcs[RECORD_MAX_FRAMES];
-    int n = record_backtrace(ri->uc, pcs, RECORD_MAX_FRAMES);
     frame_line(&b, "pc: ", -1, pcs[0]);
     for (int i = 0; i < n; i++) frame_line(&b, "frame: ", i, pcs[i]);
     sb_str(&b, "case: ");
@@ -102,7 +208,7 @@ int record_write(const struct record_info *ri)
     sb_chr(&path, '-');
     sb_dec(&path, tid);
     sb_chr(&path, '-');
-    sb_dec(&path, ri->seq);
+    sb_dec(&path, seq);
     sb_str(&path, ".txt");
     int fd = open(ri->path_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) {

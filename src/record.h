@@ -14,7 +14,6 @@
 
 struct record_info {
     const char *dir;
-    unsigned seq;
     int sig;
     const siginfo_t *si;
     ucontext_t *uc;
@@ -25,8 +24,26 @@ struct record_info {
     size_t buf_len;
 };
 
-/* [handler-safe] Returns 0 when the whole record was written. */
-int record_write(const struct record_info *ri);
+/* Records are keyed by the fault: signal, faulting pc and the next few return
+ * addresses, each as module+offset (so the key is the same in every process).
+ * Every fault appends one line to <dir>/faults-<key>.txt (O_APPEND: one
+ * atomic append per fault, safe across processes and threads, on disk as soon
+ * as the write returns, no mapping that a full disk could turn into SIGBUS).
+ * The offset after the append is the fault's number within its key: the first
+ * `per_key` get a record file, the rest are only counted. At most `total`
+ * record files per directory (counted in <dir>/records-written.txt the same way);
+ * past that one line on stderr says so, and faults are still counted. */
+#define RECORD_KEY_FRAMES 4
+#define RECORD_PER_KEY_DEFAULT 20
+#define RECORD_TOTAL_DEFAULT 100000
+
+enum record_result { RECORD_WRITTEN, RECORD_COUNTED, RECORD_FAILED };
+
+/* Not handler-safe; call before faults can happen (a negative limit is left as it is). */
+void record_set_limits(long per_key, long total);
+/* [handler-safe] Counts the fault under its key and writes its record file
+ * when the key and the directory are under their limits. */
+enum record_result record_fault(const struct record_info *ri);
 
 /* [handler-safe] Frame-pointer walk of a fault context: pcs[0] is the
  * faulting pc. Every word is read with sigsafe_read, so a bad chain ends

@@ -61,5 +61,27 @@ TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)
 	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so $(BUILD)/tests/libfake_proto_bugs.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
 
+# A stand-in VM build with one walker bug reachable from three entry points
+# (and a variant with the bug in an entry itself), and a driver that calls
+# them under crash protection: triage_entries.t, campaign_base.t.
+$(BUILD)/tests/libstandin_onebug.so: tests/jvm/standin_onebug.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -shared $< -o $@
+
+$(BUILD)/tests/libstandin_inentry.so: tests/jvm/standin_onebug.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -shared -DBUG_IN_ENTRY $< -o $@
+
+$(BUILD)/tests/libstandin_memcpy.so: tests/jvm/standin_onebug.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -fno-optimize-sibling-calls -fno-builtin -shared -DBUG_IN_MEMCPY $< -o $@
+
+$(BUILD)/tests/standin_driver: tests/c/standin_driver.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
+
+TEST_BINS += $(BUILD)/tests/libstandin_onebug.so $(BUILD)/tests/libstandin_inentry.so \
+	$(BUILD)/tests/libstandin_memcpy.so $(BUILD)/tests/standin_driver
+
 .PHONY: tests-build
 tests-build: $(TEST_BINS)

@@ -20,7 +20,7 @@ rep = json.load(open(os.path.join(out, 'report.json')))
 EXPECTED = {
     # the test hook (agent test_plant / crashgen's bad frames pointer): one bug, hs_err and
     # records, OpenJDK 17 and Temurin 25, many scenarios, pids, threads and fault addresses
-    'SIGSEGV in forte_fill_call_trace_given_top < AsyncGetCallTrace': [
+    'SIGSEGV in forte_fill_call_trace_given_top': [
         'hs_err-17-agct-frames-1', 'hs_err-17-agct-frames-2', 'hs_err-17-agct-signal-1',
         'hs_err-25-agct-frames-1', 'hs_err-25-agct-signal-1', 'record-forte-fill-1',
         'hs_err-17-plant-exceptions', 'hs_err-17-plant-gc', 'hs_err-17-plant-inline',
@@ -52,9 +52,9 @@ EXPECTED = {
          'hs_err-17-getpc-3', 'record-17-getpc-1', 'record-17-getpc-2', 'record-17-getpc-near-1',
          'record-17-getpc-near-2'],
     # a real Temurin 25 AGCT fault found by mutate=near (records only)
-    'SIGSEGV in JavaThread::pd_get_top_frame_for_signal_handler < AsyncGetCallTrace':
+    'SIGSEGV in JavaThread::pd_get_top_frame_for_signal_handler':
         ['record-25-topframe-1', 'record-25-topframe-2', 'record-25-topframe-3'],
-    'SIGSEGV in frame::safe_for_sender < JavaThread::pd_get_top_frame < AsyncGetCallTrace':
+    'SIGSEGV in frame::safe_for_sender < JavaThread::pd_get_top_frame':
         ['record-safe-for-sender-1', 'record-safe-for-sender-2'],
     'SIGSEGV in walk_frames < sample < main': ['asan-segv-1', 'asan-segv-2'],
     'heap-use-after-free in use_after_free < main': ['asan-uaf-1'],

@@ -41,7 +41,7 @@ else:
     tap(fz and all(f['crashes'] for f in fz if f['name'] == 'fuzz-plant'),
         'libFuzzer run (fuzz/run-libfuzzer) left a crash artifact: %s' % [(f['name'], len(f['crashes'])) for f in fz])
 b = S['buckets']
-plant = [x for x in b if x['title'] == 'SIGSEGV in forte_fill_call_trace_given_top < AsyncGetCallTrace']
+plant = [x for x in b if x['title'] == 'SIGSEGV in forte_fill_call_trace_given_top']
 tap(len(plant) == 1, 'triage made the test-hook bucket (%d buckets)' % len(b))
 if plant:
     src = plant[0]['sources']

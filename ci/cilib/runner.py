@@ -345,6 +345,8 @@ class Campaign:
                 self.triage_proc.wait(timeout=300)
             except subprocess.TimeoutExpired:
                 self.triage_proc.kill()
+                self.triage_proc.wait()     # gone before the final one starts on the same --out
+            self.triage_proc = None
         with open(self.path('triage.log'), 'ab') as log:
             p = subprocess.run(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
         self.buckets = self._bucket_counts()

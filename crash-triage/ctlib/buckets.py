@@ -95,16 +95,21 @@ class Store:
             self._ids.pop(sig, None)
             self.touched.add(sig)
 
-    def record_file(self, path, status, reason=None, kind=None, sigs=()):
+    def record_file(self, path, status, reason=None, kind=None, sigs=(), st=None, **more):
+        """st: the file's stat taken BEFORE it was read. A file still being written
+        (a JVM writing its hs_err) then no longer matches on the next run and is read
+        again; a stat taken after the read would freeze the partial content."""
         ap = os.path.abspath(path)
-        try:
-            st = os.stat(path)
-            size, mt = st.st_size, st.st_mtime_ns
-        except OSError:
-            size = mt = None
-        self.index['files'][ap] = {'size': size, 'mtime_ns': mt, 'status': status,
-                                   'reason': reason, 'kind': kind, 'buckets': sorted(set(sigs)),
-                                   'rules': self.rules_id()}
+        if st is None:
+            try:
+                st = os.stat(path)
+            except OSError:
+                st = None
+        size, mt = (st.st_size, st.st_mtime_ns) if st else (None, None)
+        e = {'size': size, 'mtime_ns': mt, 'status': status, 'reason': reason, 'kind': kind,
+             'buckets': sorted(set(sigs)), 'rules': self.rules_id()}
+        e.update(more)
+        self.index['files'][ap] = e
 
     # -- buckets ---------------------------------------------------------------
     def add(self, rep, k=0):
@@ -131,7 +136,8 @@ class Store:
                   'signal': rep.signal, 'si_code': rep.si_code,
                   'si_addr': None if rep.si_addr is None else '0x%x' % rep.si_addr,
                   'message': rep.message, 'flags': list(rep.flags), 'case': None,
-                  'case_bytes': None, 'report_file': rep.extra.get('report_file')}
+                  'case_bytes': None, 'report_file': rep.extra.get('report_file'),
+                  'via': rep.extra.get('via'), 'key': rep.extra.get('key')}
         case = self._write_case(sig, rep)
         if case:
             member['case'], member['case_bytes'], member['case_valid'] = case
@@ -167,7 +173,46 @@ class Store:
                 f.write(data)
         return 'cases/' + name, len(data), casefmt.validate(data[:4096]) is None
 
+    def weigh(self):
+        """Counts per bucket. A record stands for itself; the faults its core only
+        counted (past the per-key cap, see docs/crash-record.md) are added to the bucket
+        of the key's first kept record (lowest path), so the result depends on the tree,
+        never on the order files were seen in."""
+        totals = {}
+        for e in self.index['files'].values():
+            if e.get('status') == 'counts':
+                totals[e['key']] = totals.get(e['key'], 0) + e.get('total', 0)
+        kept = {}
+        for sig, b in self.buckets.items():
+            for m in b['members']:
+                if m.get('key'):
+                    kept.setdefault(m['key'], []).append((m['path'], m['id'], sig, m))
+        # faults of keys none of whose records is here (the directory's record cap was
+        # reached before the key's first fault): counted, but in no bucket
+        self.unbucketed = sum(n for k, n in totals.items() if k not in kept)
+        extra = {}
+        for key, lst in kept.items():
+            more = totals.get(key, 0) - len(lst)
+            if more > 0:
+                _, _, sig, m = min(lst)
+                extra.setdefault(sig, []).append((m, more))
+        for sig, b in self.buckets.items():
+            via = {}
+            for m in b['members']:
+                v = m.get('via') or 'unknown'
+                via[v] = via.get(v, 0) + 1
+            dropped = 0
+            for m, more in extra.get(sig, []):
+                dropped += more
+                v = m.get('via') or 'unknown'
+                via[v] = via.get(v, 0) + more
+            new = (len(b['members']) + dropped, dropped, via)
+            if (b.get('count'), b.get('counted_only'), b.get('via')) != new:
+                b['count'], b['counted_only'], b['via'] = new
+                self.touched.add(sig)
+
     def save(self):
+        self.weigh()
         for sig in sorted(self.touched):
             b = self.buckets.get(sig)
             if b is None:
@@ -185,8 +230,7 @@ class Store:
 
     def _finish(self, b, d):
         ms = b['members']
-        ms.sort(key=lambda m: (m['time'] is None, m['time'] or 0, m['path']))
-        b['count'] = len(ms)
+        ms.sort(key=lambda m: (m['time'] is None, m['time'] or 0, m['path'], m['id']))
         times = [m['time'] for m in ms if m['time'] is not None]
         b['first_seen'] = iso(min(times)) if times else None
         b['last_seen'] = iso(max(times)) if times else None

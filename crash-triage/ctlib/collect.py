@@ -13,6 +13,9 @@ RECORD_NAME = re.compile(r'^record-\d+-\d+-\d+\.txt$')
 # older bare form inflight-<tid>.case (raw case bytes)
 INFLIGHT_NAME = re.compile(r'^inflight-(?:\d+-)?\d+\.(?:bin|case)$')
 INFLIGHT_MAGIC = b'ASGFINF1'
+# per-key fault counters next to the records: one line per fault of that key
+# (docs/crash-record.md), records kept or not
+COUNT_NAME = re.compile(r'^faults-([0-9a-f]{16})\.txt$')
 INFLIGHT_HEADER = 16
 CASE_MAX = casefmt.MAX_SIZE  # the largest case any version allows
 SKIP_DIRS = {'.git', '__pycache__'}
@@ -163,6 +166,21 @@ def attach_inflight(rep):
             rep.case = case
             rep.extra['inflight'] = os.path.basename(p)
             return
+
+
+def count_file(path):
+    """(key, faults) for a record-count file, None for any other file."""
+    m = COUNT_NAME.match(os.path.basename(path))
+    if not m:
+        return None
+    total = 0
+    try:
+        with open(path, 'rb') as f:
+            for chunk in iter(lambda: f.read(1 << 16), b''):
+                total += chunk.count(b'\n')
+    except OSError:
+        return None
+    return m.group(1), total
 
 
 def walk(trees, exclude=()):

@@ -69,6 +69,11 @@ def parse(data, path):
             ns = parse_int(val)
             if ns is not None and 0 <= ns < (1 << 63):
                 rep.time = ns / 1e9
+        elif key == 'key':
+            if HEX_RE.match(val) and 0 < len(val) <= 32:
+                rep.extra['key'] = val.lower()
+            else:
+                rep.flag('corrupted')
         elif key in ('backend', 'entry', 'mode'):
             rep.extra[key] = val[:64]
         elif key == 'signal':

@@ -67,6 +67,7 @@ def summarize(store, known=None, skipped=0):
             'signature': sig, 'title': b['title'], 'alt': b.get('alt'), 'frame': b.get('frame'),
             'module': b.get('module'),
             'signal': b.get('signal'), 'count': b['count'], 'sources': b['sources'],
+            'via': b.get('via') or {}, 'counted_only': b.get('counted_only', 0),
             'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
             'first_seen_ts': b.get('first_seen_ts'), 'status': status,
             'suppressed': b.get('suppressed'),
@@ -87,6 +88,7 @@ def summarize(store, known=None, skipped=0):
         'known': sum(1 for b in buckets if b['status'] == 'known'),
         'suppressed': sum(1 for b in buckets if b['status'] == 'suppressed'),
         'needs_replay': len(needs), 'invalid': len(invalid), 'ignored_files': skipped,
+        'counted_without_record': getattr(store, 'unbucketed', 0),
     }
     return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
             'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid}
@@ -120,6 +122,15 @@ def _md_cell(s):
     return str(s if s is not None else '-').replace('|', '\\|').replace('\n', ' ')
 
 
+def via_text(b):
+    """' (reached via X 3, Y 1)' from a bucket's entry-point counts, '' when unknown."""
+    via = b.get('via') or {}
+    if not via or list(via) == ['unknown']:
+        return ''
+    return ' (reached via %s)' % ', '.join('%s %d' % (k, n) for k, n in
+                                           sorted(via.items(), key=lambda x: (-x[1], x[0])))
+
+
 def markdown(summary):
     t = summary['totals']
     out = ['# Crash triage report', '',
@@ -131,7 +142,7 @@ def markdown(summary):
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
         out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
-            i, _md_cell(b['title']), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
+            i, _md_cell(b['title'] + via_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
             _md_cell(b['representative']), b['repro']))
     if summary['needs_replay']:
@@ -228,7 +239,7 @@ def html_page(summary):
     for i, b in enumerate(summary['buckets'], 1):
         rows.append('<tr class="%s"><td>%d</td><td>%s<br><code>%s</code></td><td>%d</td><td>%s</td>'
                     '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
-                        e(b['status'] or ''), i, e(b['title']), e(b['signature']), b['count'],
+                        e(b['status'] or ''), i, e(b['title'] + via_text(b)), e(b['signature']), b['count'],
                         e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
                         e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
     extra = ''

@@ -24,8 +24,57 @@ def _compile(entry, keys, where):
     return out
 
 
+FRAME_KEYS = ('function', 'module', 'kind', 'no_function', 'no_module', 'why')
+# What each list's entries may hold; every entry needs a non-empty 'why'.
+LIST_KEYS = {
+    'normalize': ('re', 'sub', 'repeat', 'why'),
+    'skip': FRAME_KEYS,
+    'entry': FRAME_KEYS,
+    'probe_faults': FRAME_KEYS,
+    'stop_after': FRAME_KEYS,
+    'stop_before': FRAME_KEYS,
+    'generic': FRAME_KEYS + ('more',),
+    'signal_classes': ('signal', 'message', 'class', 'why'),
+    'suppressions': ('title', 'why'),
+}
+TOP_KEYS = {'_comment', 'version', 'top_frames', 'alt_top_frames', 'frame_separator',
+            'title_format', 'title_format_no_frames', 'signature_hex_digits'} | set(LIST_KEYS)
+
+
+def validate(data, src='rules'):
+    """Refuse unknown keys, entries without a 'why' and duplicate entries, naming the
+    file, the list, the rule's number (1-based) and the key."""
+    if not isinstance(data, dict):
+        raise RulesError('%s: the top level must be a JSON object' % src)
+    for k in data:
+        if k not in TOP_KEYS:
+            raise RulesError('%s: unknown top-level key %r' % (src, k))
+    for name, allowed in LIST_KEYS.items():
+        lst = data.get(name, [])
+        if not isinstance(lst, list):
+            raise RulesError('%s: %r must be a list' % (src, name))
+        seen = {}
+        for i, e in enumerate(lst):
+            where = '%s: %s rule %d' % (src, name, i + 1)
+            if not isinstance(e, dict):
+                raise RulesError('%s: not an object' % where)
+            for k in e:
+                if k not in allowed:
+                    raise RulesError('%s: unknown key %r (allowed: %s)' % (where, k, ', '.join(allowed)))
+            if not isinstance(e.get('why'), str) or not e['why'].strip():
+                raise RulesError("%s: missing key 'why' (every rule says why it exists)" % where)
+            body = json.dumps({k: v for k, v in e.items() if k != 'why'}, sort_keys=True)
+            if body in seen:
+                raise RulesError('%s: duplicate of rule %d (same %s)'
+                                 % (where, seen[body] + 1, ', '.join(sorted(k for k in e if k != 'why')) or 'keys'))
+            seen[body] = i
+            if name == 'generic' and not (isinstance(e.get('more'), int) and e['more'] >= 1):
+                raise RulesError("%s: key 'more' must be a whole number >= 1" % where)
+
+
 class Rules:
-    def __init__(self, data, top=None):
+    def __init__(self, data, top=None, src='rules'):
+        validate(data, src)
         self.raw = data
         self.top = int(top if top is not None else data.get('top_frames', 3))
         if self.top < 1:
@@ -39,11 +88,13 @@ class Rules:
         for i, e in enumerate(data.get('normalize', [])):
             c = _compile(e, ['re'], 'normalize[%d]' % i)
             self.normalize.append((c['re'], e.get('sub', ''), int(e.get('repeat', 1))))
-        self.skip = [self._frame_rule(e, 'skip[%d]' % i) for i, e in enumerate(data.get('skip', []))]
-        self.stop_after = [self._frame_rule(e, 'stop_after[%d]' % i)
-                           for i, e in enumerate(data.get('stop_after', []))]
-        self.stop_before = [self._frame_rule(e, 'stop_before[%d]' % i)
-                            for i, e in enumerate(data.get('stop_before', []))]
+        lists = {}
+        for name in ('skip', 'entry', 'probe_faults', 'stop_after', 'stop_before', 'generic'):
+            lists[name] = [self._frame_rule(e, '%s rule %d' % (name, i + 1))
+                           for i, e in enumerate(data.get(name, []))]
+        self.skip, self.entry, self.probe = lists['skip'], lists['entry'], lists['probe_faults']
+        self.stop_after, self.stop_before = lists['stop_after'], lists['stop_before']
+        self.generic = lists['generic']
         self.classes = []
         for i, e in enumerate(data.get('signal_classes', [])):
             c = _compile(e, ['signal', 'message'], 'signal_classes[%d]' % i)
@@ -59,6 +110,8 @@ class Rules:
         r['no_function'] = bool(e.get('no_function'))
         r['no_module'] = bool(e.get('no_module'))
         r['why'] = e.get('why', '')
+        r['more'] = int(e.get('more', 0))
+        r['where'] = where
         return r
 
     @classmethod
@@ -69,7 +122,7 @@ class Rules:
                 data = json.load(f)
         except (OSError, ValueError) as e:
             raise RulesError('cannot load rules %s: %s' % (path, e))
-        return cls(data, top)
+        return cls(data, top, path)
 
     # -- frames --------------------------------------------------------------
     def norm_function(self, name):
@@ -110,6 +163,77 @@ class Rules:
             return False
         return True
 
+    def _first(self, rules, fr, fn):
+        for r in rules:
+            if self._matches(r, fr, fn):
+                return r
+        return None
+
+    def analyse(self, frames, limit=None):
+        """Walk the frames innermost first: (root-cause names, the API entry the fault
+        was reached through or None, one (frame index, verdict, rule) step per frame looked at).
+
+        The signature is the fault's own frames up to, not including, the API entry:
+        the entry, the harness below it and the signal frames are context. A fault in
+        the entry function itself has no frame above it: the entry is the signature."""
+        limit = limit or self.top
+        out, via, steps, full = [], None, [], False
+        for i, fr in enumerate(frames):
+            fn = self.norm_function(fr.function)
+            name = self.frame_name(fr)
+            r = out and self._first(self.stop_before, fr, fn)
+            if r:
+                steps.append((i, 'stop', r))
+                break
+            r = self._first(self.skip, fr, fn)
+            if r:
+                steps.append((i, 'skip', r))
+                continue
+            r = self._first(self.entry, fr, fn)
+            if r:
+                via = name
+                if not out:
+                    out.append(name)
+                    steps.append((i, 'entry, kept (no frame above it)', r))
+                else:
+                    steps.append((i, 'entry: context ("reached via")', r))
+                break
+            if full:            # the signature is complete; only the entry is looked for
+                steps.append((i, 'beyond the signature', None))
+                continue
+            out.append(name)
+            g = self._first(self.generic, fr, fn)
+            if g:
+                limit += g['more']
+                steps.append((i, 'keep, generic helper: %d more' % g['more'], g))
+            else:
+                steps.append((i, 'keep', None))
+            r = self._first(self.stop_after, fr, fn)
+            if r:
+                steps.append((i, 'stop', r))
+                full = True
+            elif len(out) >= limit:
+                full = True
+        return out, via, steps
+
+    def meaningful(self, frames, limit):
+        """Names of the first `limit` root-cause frames."""
+        return self.analyse(frames, limit)[0]
+
+    def probe_fault(self, rep):
+        """The rule saying the fault is the VM's own probing (SafeFetch), or None:
+        looked for in the first frame that is not skipped."""
+        if not self.probe:
+            return None
+        for fr in rep.frames:
+            fn = self.norm_function(fr.function)
+            r = self._first(self.probe, fr, fn)
+            if r:
+                return r
+            if not self._first(self.skip, fr, fn):
+                return None
+        return None
+
     def signal_class(self, rep):
         sig = rep.signal or 'UNKNOWN'
         for c, cls in self.classes:
@@ -119,22 +243,6 @@ class Rules:
                 continue
             return cls
         return sig
-
-    def meaningful(self, frames, limit):
-        """Names of the first `limit` root-cause frames."""
-        out = []
-        for fr in frames:
-            fn = self.norm_function(fr.function)
-            if out and any(self._matches(r, fr, fn) for r in self.stop_before):
-                break
-            if any(self._matches(r, fr, fn) for r in self.skip):
-                continue
-            out.append(self.frame_name(fr))
-            if len(out) >= limit:
-                break
-            if any(self._matches(r, fr, fn) for r in self.stop_after):
-                break
-        return out
 
     def title(self, rep, limit=None):
         limit = limit or self.top
@@ -164,6 +272,9 @@ def describe(rep, rules):
             alt = a
     if not names:
         rep.flag('corrupted')
+    via = rules.analyse(rep.frames)[1]
+    # the entry the fault was reached through: its frame, else the one the record names
+    rep.extra['via'] = via or rep.extra.get('entry')
     rep.extra['title'] = title
     rep.extra['alt'] = alt
     rep.extra['frame'] = names[0] if names else None
@@ -173,3 +284,33 @@ def describe(rep, rules):
     if sup:
         rep.extra['suppressed'] = sup
     return title
+
+
+def explain(rep, rules):
+    """Lines saying, frame by frame, what the rules did and what signature results."""
+    names, via, steps = rules.analyse(rep.frames)
+    lines = ['file: %s (%s)' % (rep.path, rep.kind),
+             'signal: %s -> class %s' % (rep.signal, rules.signal_class(rep))]
+    probe = rules.probe_fault(rep)
+    verdicts = {}
+    for i, verdict, rule in steps:
+        why = (' [%s: %s]' % (rule['where'], rule['why'])) if rule else ''
+        verdicts.setdefault(i, []).append(verdict + why)
+    for i, fr in enumerate(rep.frames):
+        where = fr.module.rsplit('/', 1)[-1] if fr.module else '?'
+        if fr.offset is not None:
+            where += '+0x%x' % fr.offset
+        raw = fr.function or '(no name)'
+        verdict = '; '.join(verdicts.get(i, ['not part of the signature']))
+        lines.append('  #%-3d %-6s %-40s %s%s %s' % (i, fr.kind, raw[:120], where,
+                                                     ' (inlined)' if fr.inlined else '',
+                                                     '-> ' + verdict))
+    if not rep.frames:
+        lines.append('  (no frames)')
+    if probe:
+        lines.append('probe fault: %s [%s] -> not a bucket' % (probe['why'], probe['where']))
+    title = describe(rep, rules)
+    lines.append('reached via: %s' % (rep.extra.get('via') or 'unknown'))
+    lines.append('title: %s' % title)
+    lines.append('signature: %s' % rep.extra['signature'])
+    return lines

@@ -1,0 +1,121 @@
+"""ci/premerge --base: the same campaign on the base build and on the patched one,
+and the buckets that differ. A VM engineer's question is what the patch adds over
+the build it is based on, not how a build compares with a list."""
+import os
+import random
+
+from . import junit
+from .preflight import NotRunnable, check_java
+from .runner import Campaign
+from .util import UsageError, hms, read_json
+
+EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, 2
+SIDES = ('base', 'patched')
+
+
+def run_side(args, out, pr, java_home, known, opts_fn, budget, seed):
+    """One side's campaign in OUT/<side>; (campaign exit status, its report.json)."""
+    camp = Campaign(out, quiet=args.quiet)
+    code = camp.start(pr, opts_fn(args, java_home, known, budget=budget, seed=seed))
+    return code, read_json(os.path.join(out, 'report.json'), {}) or {}
+
+
+def buckets_of(doc):
+    return {b['signature']: b for b in ((doc.get('triage') or {}).get('buckets') or [])}
+
+
+def classify(base, patched):
+    """(new, gone, shared) as lists of (signature, title, base count, patched count).
+    Only a patched-only bucket that triage did not mark known or suppressed is new."""
+    new, gone, shared = [], [], []
+    for sig in sorted(set(base) | set(patched)):
+        b, p = base.get(sig), patched.get(sig)
+        row = (sig, (p or b)['title'], b['count'] if b else 0, p['count'] if p else 0)
+        if b and p:
+            shared.append(row)
+        elif p:
+            (shared if p.get('status') in ('known', 'suppressed') else new).append(row)
+        else:
+            gone.append(row)
+    key = lambda r: (-max(r[2], r[3]), r[1])
+    return sorted(new, key=key), sorted(gone, key=key), sorted(shared, key=key)
+
+
+def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, write_outputs):
+    base_home = os.path.abspath(args.base)
+    try:
+        check_java(base_home)
+    except NotRunnable as e:
+        return setup_failure(args, out, 'unusable --base: %s' % e)
+    budget = (args.budget if args.budget is not None else pr['campaign']['budget']) / 2
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1 << 31)
+    homes = {'base': base_home, 'patched': java_home}
+    codes, docs = {}, {}
+    for side in SIDES:
+        if not args.quiet:
+            print('premerge: %s side: %s, budget %s, seed %d' % (side, homes[side], hms(budget), seed))
+        try:
+            codes[side], docs[side] = run_side(args, os.path.join(out, side), pr, homes[side], known,
+                                               opts_fn, budget, seed)
+        except (UsageError, NotRunnable) as e:
+            return setup_failure(args, out, '%s side: %s' % (side, e))
+        if codes[side] == 130:
+            break
+    bs = {side: buckets_of(docs.get(side, {})) for side in SIDES}
+    new, gone, shared = classify(bs['base'], bs['patched'])
+    not_run = [s for s in SIDES if codes.get(s) not in (0,)]
+
+    suites = []
+    for name, rows, fail in (('new', new, True), ('gone', gone, False), ('shared', shared, False)):
+        suite = junit.Suite('premerge.%s-buckets' % name, properties={
+            'base': base_home, 'patched': java_home, 'seed': str(seed), 'budget_each': hms(budget)})
+        for sig, title, nb, np_ in rows:
+            case = suite.add(junit.Case('premerge.%s-buckets' % name, '%s %s' % (sig, title)))
+            case.out = 'base: %d, patched: %d' % (nb, np_)
+            if fail:
+                bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
+                case.fail('new on the patched build: %s' % title, 'new-bucket',
+                          'signature: %s\ntitle: %s\ncount on patched: %d\nbucket: %s\nrepro: '
+                          'crash-triage/repro %s' % (sig, title, np_, bucket, bucket))
+        suites.append(suite)
+    setup = junit.Suite('premerge.sides')
+    for side in SIDES:
+        c = setup.add(junit.Case('premerge.sides', '%s: %s' % (side, homes[side])))
+        if codes.get(side) not in (0,):
+            c.error('%s campaign exit %s' % (side, codes.get(side, 'not started')), 'not-run',
+                    os.path.join(out, side, 'campaign.log'))
+    suites.insert(0, setup)
+
+    code = EXIT_NEW if new else (EXIT_NOT_RUN if not_run else EXIT_OK)
+    label = {EXIT_OK: 'passed: nothing new on the patched build', EXIT_NEW: 'FAILED: new buckets on the patched build',
+             EXIT_NOT_RUN: 'could not run completely'}[code]
+    for name, rows in (('NEW', new), ('gone', gone), ('shared', shared)):
+        for sig, title, nb, np_ in rows:
+            print('premerge: %-6s %s  base %5d  patched %5d  %s' % (name, sig, nb, np_, title))
+    print('premerge: %s (%d new, %d gone, %d shared)%s; reports %s %s' % (
+        label, len(new), len(gone), len(shared),
+        ' - %s side campaign exit %s' % (not_run[0], codes.get(not_run[0], '?')) if not_run and not new else '',
+        os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
+    write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, gone, shared, out))
+    return code
+
+
+def summary(label, code, homes, budget, seed, new, gone, shared, out):
+    lines = ['# Pre-merge check, base vs patched: %s (exit %d)' % (label, code), '',
+             'Base `%s`, patched `%s`: the same campaign (seed %d, %s each). '
+             '%d new, %d gone, %d shared.' % (homes['base'], homes['patched'], seed, hms(budget),
+                                              len(new), len(gone), len(shared)), '']
+    for name, rows, what in (('New', new, 'only on the patched build'),
+                             ('Gone', gone, 'only on the base build'),
+                             ('Shared', shared, 'on both builds, or known')):
+        lines += ['## %s buckets (%s)' % (name, what), '']
+        if not rows:
+            lines += ['None.', '']
+            continue
+        lines += ['| signature | title | base | patched |', '|---|---|---|---|']
+        lines += ['| `%s` | %s | %d | %d |' % (sig, title.replace('|', '\\|'), nb, np_)
+                  for sig, title, nb, np_ in rows]
+        lines.append('')
+    lines += ['Reports: `%s`, `%s`' % (os.path.join(out, 'base', 'report.html'),
+                                       os.path.join(out, 'patched', 'report.html')), '']
+    return '\n'.join(lines)

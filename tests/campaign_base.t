@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# ci/premerge --base JDK_A --java-home JDK_B: the same campaign on both builds.
+# The same JDK on both sides: nothing new, exit 0. A "patched" build that is the
+# same JDK with a stand-in walker bug preloaded (tests/jvm/standin_onebug.c, via
+# LD_PRELOAD from its bin/java, which stress/run must keep): exactly that bucket
+# is new, exit 1; the JUnit file and the summary show the same three lists.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+standin=$(readlink -f "$BUILD/tests/libstandin_onebug.so")
+
+# The patched build: the same JDK, its java started with the stand-in preloaded.
+mkdir -p "$d/patched/bin"
+for f in "$JAVA_HOME"/*; do [ "$(basename "$f")" = bin ] || ln -s "$f" "$d/patched/"; done
+for f in "$JAVA_HOME"/bin/*; do ln -s "$f" "$d/patched/bin/"; done
+rm "$d/patched/bin/java"
+cat >"$d/patched/bin/java" <<EOS
+#!/bin/sh
+LD_PRELOAD="\${LD_PRELOAD:+\$LD_PRELOAD:}$standin" exec "$JAVA_HOME/bin/java" "\$@"
+EOS
+chmod +x "$d/patched/bin/java"
+
+cat >"$d/base.preset" <<'EOF2'
+[campaign]
+budget = 16s
+job_time = 5s
+min_attempt = 3s
+rounds = 1
+triage_every = 4s
+
+[stress]
+scenario = spin
+agent = stats=0
+EOF2
+
+ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
+  --out "$d/same" --no-build -q -j 2 >"$d/same.out" 2>&1; rc=$?
+ok $rc "the same JDK on both sides: exit 0 ($(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/same.out"))"
+grep -q '(0 new, 0 gone, [0-9]* shared)' "$d/same.out"; ok $? "nothing new, nothing gone"
+grep -q 'seed 3' "$d/same/summary.md" && [ -f "$d/same/base/report.json" ] && [ -f "$d/same/patched/report.json" ]
+ok $? "both sides ran with the same seed, each with its own report"
+
+ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$d/patched" --seed 3 \
+  --out "$d/bug" --no-build -q -j 2 >"$d/bug.out" 2>&1; rc=$?
+ok $(( rc != 1 )) "a bug only on the patched build: exit 1 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/bug.out"))"
+grep -q '(1 new, 0 gone, [0-9]* shared)' "$d/bug.out"; ok $? "exactly one bucket is new"
+grep -q '^premerge: NEW    [0-9a-f]*  base     0  patched *[1-9][0-9]*  SIGSEGV in standin_read_frame$' "$d/bug.out"
+ok $? "the new bucket is the stand-in's bug, with counts for both sides ($(grep 'NEW ' "$d/bug.out"))"
+python3 - "$d/bug" <<'EOF2' >"$d/junit.out" 2>&1; ok $? "JUnit and summary show the same new/gone/shared lists ($(cat "$d/junit.out"))"
+import sys, xml.etree.ElementTree as ET
+out = sys.argv[1]
+root = ET.parse(out + '/junit.xml').getroot()
+suites = {s.get('name'): s for s in root.findall('testsuite')}
+assert {'premerge.new-buckets', 'premerge.gone-buckets', 'premerge.shared-buckets'} <= set(suites), set(suites)
+new = suites['premerge.new-buckets'].findall('testcase')
+assert len(new) == 1 and new[0].find('failure') is not None and 'standin_read_frame' in new[0].get('name'), new
+for name in ('gone', 'shared'):
+    assert all(c.find('failure') is None for c in suites['premerge.%s-buckets' % name].findall('testcase'))
+md = open(out + '/summary.md').read()
+sig = new[0].get('name').split()[0]
+assert '## New buckets' in md and '## Gone buckets' in md and '## Shared buckets' in md
+assert md.split('## New buckets')[1].split('## Gone')[0].count('`%s`' % sig) == 1, md
+for c in suites['premerge.shared-buckets'].findall('testcase'):
+    assert '`%s`' % c.get('name').split()[0] in md.split('## Shared buckets')[1]
+print('%d new, %d gone, %d shared' % (len(new), len(suites['premerge.gone-buckets'].findall('testcase')),
+                                      len(suites['premerge.shared-buckets'].findall('testcase'))))
+EOF2
+
+# Preloads are appended: stress/run --jsig keeps the stand-in the caller preloaded.
+LD_PRELOAD=$standin stress/run --jsig --scenario spin --time 2s --out "$d/pre" --agent stats=0 >"$d/pre.v" 2>&1
+grep -q 'libjsig.so' "$d/pre/log" 2>/dev/null || true
+crash-triage/triage -q --out "$d/pre-t" "$d/pre" >/dev/null 2>&1
+python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; sys.exit(not any("standin_read_frame" in x["title"] for x in b))' "$d/pre-t/report.json"
+ok $? "stress/run --jsig with the caller's LD_PRELOAD: the preloaded build is the one tested ($(cat "$d/pre.v"))"
+tap_done

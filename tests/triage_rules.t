@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# crash-triage: rules.json is validated (one check per kind of error), the API entry
+# is "reached via" context rather than part of the signature, --explain, SafeFetch
+# probe faults, and the per-key record counters (faults-KEY.txt) in the counts.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+export TRIAGE_REPLAY=/nonexistent/replay
+T=crash-triage/triage
+
+# A real record (testdata) without its test header.
+body() { python3 - "$1" "$2" <<'EOF'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import testdata
+_, b = testdata.split(open(sys.argv[1], 'rb').read())
+open(sys.argv[2], 'wb').write(b)
+EOF
+}
+body crash-triage/testdata/record-safe-for-sender-1 "$d/record-1-2-0.txt"
+body crash-triage/testdata/hs_err-17-plant-jni "$d/hs_err_pid1.log"
+
+# --- bad rules: exit 2, naming the file, the rule's number and the key ---------
+bad_rules() {   # bad_rules NAME PYTHON-EDIT: rules.json edited by the snippet
+  python3 - "$d/$1.json" "$2" <<'EOF'
+import json, sys
+r = json.load(open('crash-triage/rules.json'))
+exec(sys.argv[2])
+json.dump(r, open(sys.argv[1], 'w'))
+EOF
+  $T --rules "$d/$1.json" --no-symbolize --check "$d/hs_err_pid1.log" >"$d/$1.out" 2>"$d/$1.err"
+}
+bad_rules misspelt 'r["skip"][3] = {"fucntion": "^x$", "why": "typo"}'; rc=$?
+[ $rc = 2 ] && grep -q "misspelt.json: skip rule 4: unknown key 'fucntion'" "$d/misspelt.err"
+ok $? "a misspelt key in a skip rule: exit 2 naming file, rule 4 and the key (rc $rc: $(cat "$d/misspelt.err"))"
+bad_rules nowhy 'del r["entry"][1]["why"]'; rc=$?
+[ $rc = 2 ] && grep -q "nowhy.json: entry rule 2: missing key 'why'" "$d/nowhy.err"
+ok $? "a rule without 'why': exit 2 naming file, rule 2 and the key (rc $rc: $(cat "$d/nowhy.err"))"
+bad_rules dup 'r["skip"].append(dict(r["skip"][0], why="again"))'; rc=$?
+n=$(python3 -c 'import json; print(len(json.load(open("crash-triage/rules.json"))["skip"]) + 1)')
+[ $rc = 2 ] && grep -q "dup.json: skip rule $n: duplicate of rule 1 (same function)" "$d/dup.err"
+ok $? "a duplicate rule: exit 2 naming file, both rule numbers and the key (rc $rc: $(cat "$d/dup.err"))"
+bad_rules top 'r["top_frame"] = 2'; rc=$?
+[ $rc = 2 ] && grep -q "top.json: unknown top-level key 'top_frame'" "$d/top.err"
+ok $? "a misspelt top-level key: exit 2 naming it (rc $rc)"
+bad_rules regex 'r["generic"][0]["function"] = "(unclosed"'; rc=$?
+[ $rc = 2 ] && grep -q "generic rule 1: bad regex" "$d/regex.err"
+ok $? "a bad regex: exit 2 naming the rule (rc $rc)"
+bad_rules more 'r["generic"][0]["more"] = 0'; rc=$?
+[ $rc = 2 ] && grep -q "generic rule 1: key 'more'" "$d/more.err"
+ok $? "a generic rule without a positive 'more': exit 2 (rc $rc)"
+$T --rules "$d/misspelt.json" --no-symbolize --out "$d/o" "$d" >/dev/null 2>&1; rc=$?
+ok $(( rc != 2 )) "a triage run with bad rules exits 2 too (rc $rc)"
+ok "$([ ! -e "$d/o/index.json" ]; echo $?)" "... and leaves nothing behind"
+
+# --- the entry point is context -------------------------------------------------
+out=$($T --check "$d/record-1-2-0.txt")
+ok "$([ "$out" = 'SIGSEGV in frame::safe_for_sender < JavaThread::pd_get_top_frame' ]; echo $?)" \
+  "the title stops above AsyncGetCallTrace ($out)"
+$T --explain "$d/record-1-2-0.txt" >"$d/explain" 2>&1; rc=$?
+grep -q '^  #0 .*frame::safe_for_sender.* -> keep$' "$d/explain" &&
+  grep -q '^  #2 .*AsyncGetCallTrace .*-> entry: context ("reached via") \[entry rule 1: ' "$d/explain" &&
+  grep -q '^reached via: AsyncGetCallTrace$' "$d/explain" &&
+  grep -q '^signature: [0-9a-f]\{12\}$' "$d/explain"
+ok $? "--explain lists each frame with the rule that kept or dropped it, the entry and the signature (rc $rc)"
+$T --no-symbolize --explain "$d/hs_err_pid1.log" | grep -q '^  #1 .*AsyncGetCallTrace.*entry: context'
+ok $? "--explain on an hs_err file"
+
+# A fault in the entry function itself: the entry is the signature.
+mkdir -p "$d/ie"
+sed '/^V  \[libjvm.so+0x[0-9a-f]*\]  forte_fill_call_trace_given_top/d' "$d/hs_err_pid1.log" >"$d/ie/hs_err_pid3.log"
+out=$($T --no-symbolize --check "$d/ie/hs_err_pid3.log")
+ok "$([ "$out" = 'SIGSEGV in AsyncGetCallTrace' ]; echo $?)" "a fault in the entry itself is titled with it ($out)"
+
+# SafeFetch: the VM's own probing, never a bucket (an hs_err whose top frame is the stub).
+mkdir -p "$d/sf"
+sed '0,/^V  \[libjvm.so+0x[0-9a-f]*\]  forte_fill_call_trace_given_top.*$/s//v  ~StubRoutines::SafeFetch32 0x00007f0000001000/' \
+  "$d/hs_err_pid1.log" >"$d/sf/hs_err_pid2.log"
+grep -q SafeFetch32 "$d/sf/hs_err_pid2.log"; ok $? "fixture: a fault in the SafeFetch stub"
+out=$($T --no-symbolize --check "$d/sf/hs_err_pid2.log")
+printf '%s' "$out" | grep -q '^probe fault, not a bucket: '; ok $? "--check says a SafeFetch fault is a probe ($out)"
+$T -q --no-symbolize --out "$d/sfo" "$d/sf" >/dev/null 2>&1
+n=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["buckets"])' "$d/sfo/report.json")
+ok "$([ "$n" = 0 ]; echo $?)" "a triage run makes no bucket of it ($n buckets)"
+
+# --- counts: records kept per key plus the per-key counter -----------------------
+mkdir -p "$d/keyed"
+for i in 0 1 2; do
+  sed "s/^pid: .*/pid: 7\nkey: 00000000000000aa/" "$d/record-1-2-0.txt" >"$d/keyed/record-7-8-$i.txt"
+done
+yes '' | head -n 1000 >"$d/keyed/faults-00000000000000aa.txt"
+$T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k.out" 2>&1
+grep -q '^ 1000  [0-9a-f]*  SIGSEGV in libjvm.so+0x6c891c < .* (reached via run_with_iterator 1000)$' "$d/k.out"
+ok $? "3 records kept of a key that faulted 1000 times: the bucket counts 1000 ($(head -1 "$d/k.out"))"
+yes '' | head -n 1500 >"$d/keyed/faults-00000000000000aa.txt"
+$T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k2.out" 2>&1
+grep -q '^ 1500  ' "$d/k2.out"; ok $? "the counter grew: an incremental run counts 1500 ($(head -1 "$d/k2.out"))"
+$T --no-symbolize --out "$d/kfresh" "$d/keyed" >"$d/k3.out" 2>&1
+cmp -s <(head -1 "$d/k2.out") <(head -1 "$d/k3.out"); ok $? "... as a fresh run does"
+tap_done
