@@ -39,6 +39,9 @@ struct agent_config {
     int oracle;         /* compare AGCT walks of held threads with JVMTI (agents/oracle.c) */
     char oracle_rules[256]; /* "": the built-in rules */
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
+    unsigned queue_ops; /* mode=queue: QOPS_* bits (queue_ops.h) */
+    int nqop;           /* qops=: qop records every case carries */
+    struct case_qop qop[CASE_MAX_QOPS];
 };
 
 extern struct agent_config agent_cfg;

@@ -7,7 +7,7 @@ $(BUILD)/gen/oracle_rules.inc: agents/oracle-rules.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
-$(AGENT_LIB): $(AGENT_SRC) agents/agent.h agents/stats.h agents/oracle.h $(BUILD)/gen/oracle_rules.inc $(CORE_LIB)
+$(AGENT_LIB): $(AGENT_SRC) $(wildcard agents/*.h) $(BUILD)/gen/oracle_rules.inc $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Iagents -I$(BUILD)/gen -shared $(AGENT_SRC) $(CORE_LIB) -ldl -lpthread -o $@
 
