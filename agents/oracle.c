@@ -229,6 +229,11 @@ static void write_mismatch(const struct thread_info *t, int kind, int at, const 
         "mode: oracle\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n",
         (int)getpid(), t->tid, t->name, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
         (unsigned long long)key, kind_names[kind], at, method, na);
+    /* Workers are named asgst-worker-SCENARIO-N (stress/README.md): the
+     * scenario under the oracle again is the reproducer. */
+    const char *scn = strncmp(t->name, "asgst-worker-", 13) ? NULL : t->name + 13;
+    const char *dash = scn ? strchr(scn, '-') : NULL;
+    if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1,interval=10s\n", (int)(dash - scn), scn);
     for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
         method_text(jv[i].method, m, sizeof m);
         OUT("expected: %d %s %lld\n", i, m, (long long)jv[i].location);

@@ -38,6 +38,9 @@ for lie in drop:dropped dup:extra swap:swapped; do
   [ "$got" -le "${lies:-0}" ] && [ $(( ${lies:-0} - got )) -le "$walks" ] && [ "$got" -ge 1 ]
   ok $? "$how: every lie on an oracle walk is a '$kind' mismatch ($got of $lies lies, $walks sampler walks)"
   [ "$other" -eq 0 ]; ok $? "$how: no mismatch of another kind ($other)"
+  rec=$(ls "$out"/record-*.txt 2>/dev/null | head -1)
+  grep -q "^mismatch: $kind\$" "$rec" && grep -q '^repro: stress/run --scenario park ' "$rec" && [ "$(grep -c '^walked: ' "$rec")" -gt 0 ]
+  ok $? "$how: the record names the kind, both stacks and a reproducer ($rec)"
   crash-triage/triage -q --out "$d/triage-$how" "$out" > "$d/triage-$how.txt" 2>&1
   top=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; print(len(b), b[0]["count"], b[0]["title"])' \
         "$d/triage-$how/report.json" 2>/dev/null)
