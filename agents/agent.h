@@ -38,6 +38,7 @@ struct agent_config {
     long records_per_key;
     int oracle;         /* compare AGCT walks of held threads with JVMTI (agents/oracle.c) */
     char oracle_rules[256]; /* "": the built-in rules */
+    int oracle_graph;   /* oracle: also walks of running threads against their callers' bytecode */
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
     unsigned queue_ops; /* mode=queue: QOPS_* bits (queue_ops.h) */
     int nqop;           /* qops=: qop records every case carries */

@@ -17,6 +17,7 @@
  * keyed by the kind of difference and the first differing frame.
  */
 #include <errno.h>
+#include <fnmatch.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -31,6 +32,7 @@
 #include "jmethods.h"
 #include "jvm_threads.h"
 #include "oracle.h"
+#include "oracle_graph.h"
 #include "record.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -38,12 +40,13 @@
 #define ORACLE_DEPTH 1024
 #define RULES_MAX 32
 
-enum rule_kind { RULE_LINENO, RULE_CODE };
+enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE };
 
 struct rule {
     char name[48];
     enum rule_kind kind;
     long agct, jvmti; /* RULE_CODE: agct only */
+    char glob[200];   /* RULE_EDGE: fnmatch pattern on the callee's method text */
     char why[400];
     _Atomic unsigned long long excused;
 };
@@ -56,11 +59,13 @@ static struct rule rules[RULES_MAX];
 static int nrules;
 static char rules_source[300];
 
-static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed"};
-enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_COUNT };
+static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed",
+                                         "no-call-edge"};
+enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_NO_EDGE, K_COUNT };
 
 static _Atomic int running;
 static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
+static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown;
 static long long started_ns, stopped_ns;
 static agct_fn walker;
 static int oracle_signal;
@@ -104,13 +109,16 @@ static int parse_rules(const char *text, const char *source, char *err, size_t e
         if (!why || !why[5] || !why[6]) return snprintf(err, errlen, "%s line %d: rule without 'why: TEXT'", source, lineno), -1;
         *why = 0;
         snprintf(r->why, sizeof r->why, "%s", why + 6);
-        char name[64], kind[16], extra[8];
+        char name[64], kind[16], extra[8], glob[200];
         long a = 0, j = 0;
         int got = sscanf(s, "%63s %15s %ld %ld %7s", name, kind, &a, &j, extra);
-        if (got >= 3 && !strcmp(kind, "code") && got == 3) r->kind = RULE_CODE;
+        if (got >= 2 && !strcmp(kind, "edge") && sscanf(s, "%63s %15s %199s %7s", name, kind, glob, extra) == 3) {
+            r->kind = RULE_EDGE;
+            strcpy(r->glob, glob);
+        } else if (got >= 3 && !strcmp(kind, "code") && got == 3) r->kind = RULE_CODE;
         else if (got == 4 && !strcmp(kind, "lineno")) r->kind = RULE_LINENO;
-        else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...' or "
-                             "'NAME code AGCT_CODE why: ...'", source, lineno), -1;
+        else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...', "
+                             "'NAME code AGCT_CODE why: ...' or 'NAME edge CALLEE_GLOB why: ...'", source, lineno), -1;
         if (strlen(name) >= sizeof r->name) return snprintf(err, errlen, "%s line %d: name too long", source, lineno), -1;
         strcpy(r->name, name);
         r->agct = a, r->jvmti = j;
@@ -214,7 +222,7 @@ static uint64_t mismatch_key(int kind, const char *method)
     return h;
 }
 
-static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method,
+static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method, const char *why,
                            const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
 {
     static char text[1 << 17];
@@ -233,6 +241,7 @@ static void write_mismatch(const struct thread_info *t, int kind, int at, const 
      * scenario under the oracle again is the reproducer. */
     const char *scn = strncmp(t->name, "asgst-worker-", 13) ? NULL : t->name + 13;
     const char *dash = scn ? strchr(scn, '-') : NULL;
+    if (why) OUT("why: %s\n", why);
     if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1,interval=10s\n", (int)(dash - scn), scn);
     for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
         method_text(jv[i].method, m, sizeof m);
@@ -290,7 +299,7 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     char m[512];
     method_text(first, m, sizeof m);
     if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %s", kind_names[kind], i, m);
-    write_mismatch(t, kind, i, m, ag, na, jv, nj);
+    write_mismatch(t, kind, i, m, NULL, ag, na, jv, nj);
 }
 
 static int wait_answer(void)
@@ -306,7 +315,64 @@ static int wait_answer(void)
     return 0;
 }
 
-static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
+/* Signals thread t and waits for its handler's walk into ag; 1 if answered. */
+static int signal_walk(const struct thread_info *t, ASGCT_CallFrame *ag)
+{
+    int answered = 0;
+    req.env = t->jni_env;
+    req.frames = ag;
+    req.depth = ORACLE_DEPTH;
+    atomic_store(&req.done, 0);
+    atomic_store(&req.tid, t->tid);
+    if (syscall(SYS_tgkill, getpid(), t->tid, oracle_signal) == 0) answered = wait_answer() == 0;
+    int armed = t->tid;
+    if (!answered && !atomic_compare_exchange_strong(&req.tid, &armed, 0)) {
+        /* The handler claimed the request and is walking: it must not
+         * write into frames being reused, so wait for it to finish. */
+        while (!atomic_load(&req.done)) sched_yield();
+        answered = 1;
+    }
+    atomic_store(&req.tid, 0);
+    if (!answered) atomic_fetch_add(&no_answer, 1);
+    return answered;
+}
+
+/* oracle_graph=1: a walk of a thread running Java, at whatever point the
+ * signal finds it, checked edge by edge against the callers' bytecode. */
+static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, ASGCT_CallFrame *ag)
+{
+    if (!signal_walk(t, ag)) return;
+    atomic_fetch_add(&sampled, 1);
+    int n = req.n;
+    if (n <= 0) {
+        atomic_fetch_add(&sampled_unwalkable, 1);
+        return;
+    }
+    for (int i = 0; i + 1 < n; i++) {
+        if (ag[i + 1].lineno == AGCT_LINENO_NATIVE) continue; /* JNI up-calls are in no bytecode */
+        char why[600];
+        enum graph_verdict v = graph_check_edge(env, jni, ag[i + 1].method_id, ag[i + 1].lineno, ag[i].method_id,
+                                                why, sizeof why);
+        atomic_fetch_add(v == GRAPH_UNKNOWN ? &edges_unknown : &edges_checked, 1);
+        if (v != GRAPH_NO_EDGE) continue;
+        char m[512];
+        method_text(ag[i].method_id, m, sizeof m);
+        int r;
+        for (r = 0; r < nrules; r++)
+            if (rules[r].kind == RULE_EDGE && !fnmatch(rules[r].glob, m, 0)) break;
+        if (r < nrules) {
+            atomic_fetch_add(&rules[r].excused, 1);
+            continue;
+        }
+        atomic_fetch_add(&kinds[K_NO_EDGE], 1);
+        method_text(ag[i + 1].method_id, m, sizeof m);
+        if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_names[K_NO_EDGE], i + 1, m, why);
+        write_mismatch(t, K_NO_EDGE, i + 1, m, why, ag, n, NULL, 0);
+        return;
+    }
+}
+
+static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, jthread jt)
 {
     static ASGCT_CallFrame ag[ORACLE_DEPTH];
     static jvmtiFrameInfo jv[ORACLE_DEPTH];
@@ -314,9 +380,10 @@ static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
     /* Suspending a thread that runs Java waits for it to reach a poll (a
      * time slice on a busy machine), and it would not be a known point
      * anyway: leave it for a later round. */
-    if ((*env)->GetThreadState(env, jt, &state) != JVMTI_ERROR_NONE ||
-        ((state & JVMTI_THREAD_STATE_RUNNABLE) && !(state & JVMTI_THREAD_STATE_IN_NATIVE))) {
+    if ((*env)->GetThreadState(env, jt, &state) != JVMTI_ERROR_NONE) return;
+    if ((state & JVMTI_THREAD_STATE_RUNNABLE) && !(state & JVMTI_THREAD_STATE_IN_NATIVE)) {
         atomic_fetch_add(&not_held, 1);
+        if (agent_cfg.oracle_graph) check_sampled(env, jni, t, ag);
         return;
     }
     if ((*env)->SuspendThread(env, jt) != JVMTI_ERROR_NONE) return;
@@ -330,23 +397,7 @@ static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
         got = 0;
         atomic_fetch_add(&not_held, 1);
     }
-    if (got) {
-        req.env = t->jni_env;
-        req.frames = ag;
-        req.depth = ORACLE_DEPTH;
-        atomic_store(&req.done, 0);
-        atomic_store(&req.tid, t->tid);
-        if (syscall(SYS_tgkill, getpid(), t->tid, oracle_signal) == 0) answered = wait_answer() == 0;
-        int armed = t->tid;
-        if (!answered && !atomic_compare_exchange_strong(&req.tid, &armed, 0)) {
-            /* The handler claimed the request and is walking: it must not
-             * write into frames being reused, so wait for it to finish. */
-            while (!atomic_load(&req.done)) sched_yield();
-            answered = 1;
-        }
-        atomic_store(&req.tid, 0);
-        if (!answered) atomic_fetch_add(&no_answer, 1);
-    }
+    if (got) answered = signal_walk(t, ag);
     (*env)->ResumeThread(env, jt);
     if (got && answered) judge(t, ag, req.n, jv, nj);
     else if (got) atomic_fetch_add(&uncompared, 1);
@@ -354,7 +405,7 @@ static void compare_one(jvmtiEnv *env, const struct thread_info *t, jthread jt)
 
 static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
 {
-    (void)jni, (void)arg;
+    (void)arg;
     static int tids[THREADS_MAX];
     int self = threads_gettid();
     started_ns = sigsafe_now_ns();
@@ -365,7 +416,7 @@ static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
             pthread_mutex_lock(&refs_lock);
             const struct thread_info *t = threads_find(tids[i]);
             jthread jt = t ? refs[threads_slot(t)] : NULL;
-            if (jt) compare_one(env, t, jt), did++;
+            if (jt) compare_one(env, jni, t, jt), did++;
             pthread_mutex_unlock(&refs_lock);
         }
         if (!did) nanosleep(&(struct timespec){0, 10000000}, NULL);
@@ -378,6 +429,8 @@ int oracle_prepare(jvmtiEnv *env)
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_suspend = 1;
+    caps.can_get_bytecodes = 1;
+    caps.can_get_constant_pool = 1;
     return (*env)->AddCapabilities(env, &caps) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
@@ -416,6 +469,10 @@ void oracle_report(FILE *f)
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s%s %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
     fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu\n",
             (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held);
+    if (agent_cfg.oracle_graph)
+        fprintf(f, "asgf: oracle: sampled walks of running threads %llu (not walkable %llu), call edges checked %llu "
+                "(unknown %llu), no call edge %llu\n", (unsigned long long)sampled, (unsigned long long)sampled_unwalkable,
+                (unsigned long long)edges_checked, (unsigned long long)edges_unknown, (unsigned long long)kinds[K_NO_EDGE]);
     for (int r = 0; r < nrules; r++)
         fprintf(f, "asgf: oracle rule %s excused %llu comparisons: %s\n", rules[r].name,
                 (unsigned long long)rules[r].excused, rules[r].why);
@@ -432,7 +489,8 @@ int oracle_write_json(const char *path)
             (unsigned long long)compared, secs, (unsigned long long)equal_exact, (unsigned long long)equal_by_rule,
             (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held, rules_source);
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
-    fprintf(f, "}, \"excused\": {");
+    fprintf(f, "}, \"sampled\": %llu, \"edges_checked\": %llu, \"edges_unknown\": %llu, \"excused\": {",
+            (unsigned long long)sampled, (unsigned long long)edges_checked, (unsigned long long)edges_unknown);
     for (int r = 0; r < nrules; r++)
         fprintf(f, "%s\"%s\": %llu", r ? ", " : "", rules[r].name, (unsigned long long)rules[r].excused);
     fprintf(f, "}}\n");

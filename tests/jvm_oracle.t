@@ -9,7 +9,7 @@ secs=${SCENARIO_SECONDS:-4}
 liar=$PWD/build/tests/libstandin_liar.so
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$1" "$2" 2>/dev/null || echo -1; }
 
-# 1. The real walker on the park and jni scenarios.
+# 1. The real walker on the park and jni scenarios (held threads).
 out="$d/real"
 stress/run --scenario park,jni --time "${secs}s" --out "$out" --agent "oracle=1,interval=10s,stats=0" > "$out.verdict" 2>&1
 ok $? "oracle=1 on park,jni runs clean ($(cat "$out.verdict"))"
@@ -21,6 +21,30 @@ m=$(field "$out/oracle.json" 'sum(mismatches.values())')
 e=$(field "$out/oracle.json" 'excused["native-lineno"]')
 [ "$e" -gt 0 ]; ok $? "the native-lineno rule excused the native top frames ($e comparisons)"
 [ "$(field "$out/oracle.json" 'equal + equal_by_rule')" -eq "$c" ]; ok $? "every compared walk is equal or equal by a rule"
+
+# 1b. Running threads (inline, exceptions, classload): oracle_graph=1 checks
+# every caller/callee pair of their walks against the caller's bytecode.
+out="$d/graph"
+stress/run --scenario inline,exceptions,classload --time "${secs}s" --out "$out" \
+  --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" > "$out.verdict" 2>&1
+ok $? "oracle_graph=1 on inline,exceptions,classload runs clean ($(cat "$out.verdict"))"
+grep -E 'asgf: oracle: sampled|rule (class|implicit)' "$out/log" | cut -c1-110 | sed 's/^/# /'
+edges=$(field "$out/oracle.json" edges_checked)
+[ "$edges" -gt 100 ]; ok $? "walks of running threads had their call edges checked against bytecode ($edges edges)"
+m=$(field "$out/oracle.json" 'sum(mismatches.values())')
+[ "$m" -eq 0 ]; ok $? "every caller/callee pair is a call in the caller's bytecode, or a call the VM makes ($m mismatches)"
+
+# 2a. The call-graph check catches a dropped frame in walks of running threads.
+out="$d/liar-graph"
+ASGF_LIAR=drop ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin,inline --time "${secs}s" --out "$out" \
+  --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
+grep -E 'asgf: oracle: sampled|^liar:' "$out/log" | sed 's/^/# /'
+lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+got=$(field "$out/oracle.json" "mismatches['no-call-edge']")
+# A frame dropped between two frames of one method (recursion) leaves a valid
+# call graph: most lies, not all, break an edge.
+[ "${lies:-0}" -ge 2 ] && [ "$got" -le "$lies" ] && [ $(( got * 2 )) -ge "$lies" ]
+ok $? "oracle_graph: dropped frames break call edges ($got no-call-edge mismatches for $lies lies)"
 
 # 2. The lying stand-in, once per kind of lie.
 for lie in drop:dropped dup:extra swap:swapped; do

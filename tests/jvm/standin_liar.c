@@ -4,7 +4,7 @@
  * AsyncGetCallTrace for every caller that looks the name up, and loaded as
  * an agent too (-agentpath, same file) it finds the real one at start-up,
  * outside any signal handler. It forwards every walk, and in 1 of every
- * 1,000 walks with at least four frames it changes one frame, as
+ * 1,000 walks (ASGF_LIAR_EVERY to change) with at least four frames it changes one frame, as
  * ASGF_LIAR says: drop (frame 1 removed), dup (frame 1 repeated) or swap
  * (frames 1 and 2 exchanged, only where their methods differ). At exit it
  * prints "liar: LIES lies in WALKS walks (KIND)" on stderr.
@@ -36,6 +36,7 @@ enum { DROP, DUP, SWAP };
 static const char *const names[] = {"drop", "dup", "swap"};
 static agct_fn real;
 static int how = -1;
+static unsigned long every = 1000;
 static _Atomic unsigned long walks, lies;
 
 static void report(void)
@@ -50,6 +51,8 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     const char *h = getenv("ASGF_LIAR");
     for (int i = 0; h && i < 3; i++)
         if (!strcmp(h, names[i])) how = i;
+    const char *e = getenv("ASGF_LIAR_EVERY");
+    if (e && strtoul(e, NULL, 10) > 0) every = strtoul(e, NULL, 10);
     real = (agct_fn)dlsym(RTLD_NEXT, "AsyncGetCallTrace");
     if (!real || how < 0) {
         fprintf(stderr, "liar: %s\n", real ? "ASGF_LIAR must be drop, dup or swap" : "no AsyncGetCallTrace after me");
@@ -68,7 +71,7 @@ JNIEXPORT void AsyncGetCallTrace(trace_t *t, jint depth, void *uc)
     }
     real(t, depth, uc);
     int n = t->num_frames;
-    if (n < 4 || atomic_fetch_add(&walks, 1) % 1000 != 999) return;
+    if (n < 4 || atomic_fetch_add(&walks, 1) % every != every - 1) return;
     frame_t *f = t->frames;
     if (how == DROP) {
         memmove(&f[1], &f[2], (size_t)(n - 2) * sizeof *f);
