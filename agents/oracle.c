@@ -65,6 +65,7 @@ enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_N
 
 static _Atomic int running;
 static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
+static _Atomic long long longest_hold_ns;
 static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown;
 static long long started_ns, stopped_ns;
 static agct_fn walker;
@@ -328,9 +329,16 @@ static int signal_walk(const struct thread_info *t, ASGCT_CallFrame *ag)
     int armed = t->tid;
     if (!answered && !atomic_compare_exchange_strong(&req.tid, &armed, 0)) {
         /* The handler claimed the request and is walking: it must not
-         * write into frames being reused, so wait for it to finish. */
-        while (!atomic_load(&req.done)) sched_yield();
-        answered = 1;
+         * write into frames being reused, so wait for it to finish. A walk
+         * that never ends stops the oracle (after the thread is resumed):
+         * its late answer then lands in frames nobody reads. */
+        long long give_up = sigsafe_now_ns() + 10000000000LL;
+        while (!atomic_load(&req.done) && sigsafe_now_ns() < give_up) sched_yield();
+        answered = atomic_load(&req.done);
+        if (!answered) {
+            fprintf(stderr, "asgf: oracle: the walk of thread %d (%s) did not end in 10 s; the oracle stops\n", t->tid, t->name);
+            atomic_store(&running, 0);
+        }
     }
     atomic_store(&req.tid, 0);
     if (!answered) atomic_fetch_add(&no_answer, 1);
@@ -386,6 +394,7 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
         if (agent_cfg.oracle_graph) check_sampled(env, jni, t, ag);
         return;
     }
+    long long held_at = sigsafe_now_ns();
     if ((*env)->SuspendThread(env, jt) != JVMTI_ERROR_NONE) return;
     int got = (*env)->GetStackTrace(env, jt, 0, ORACLE_DEPTH, jv, &nj) == JVMTI_ERROR_NONE;
     int answered = 0;
@@ -399,6 +408,13 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
     }
     if (got) answered = signal_walk(t, ag);
     (*env)->ResumeThread(env, jt);
+    long long held = sigsafe_now_ns() - held_at;
+    if (held > atomic_load(&longest_hold_ns)) {
+        atomic_store(&longest_hold_ns, held);
+        /* Holding a thread this long means the oracle thread was starved
+         * (or a call blocked): the workload notices, so say it. */
+        if (held > 1000000000LL) fprintf(stderr, "asgf: oracle: held thread %d (%s) suspended for %lld ms\n", t->tid, t->name, held / 1000000);
+    }
     if (got && answered) judge(t, ag, req.n, jv, nj);
     else if (got) atomic_fetch_add(&uncompared, 1);
 }
@@ -467,8 +483,9 @@ void oracle_report(FILE *f)
             (unsigned long long)compared, secs > 0 ? (double)compared / secs : 0.0, (unsigned long long)equal_exact,
             (unsigned long long)equal_by_rule, mism);
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s%s %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
-    fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu\n",
-            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held);
+    fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu, longest hold %.3f ms\n",
+            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held,
+            (double)longest_hold_ns / 1e6);
     if (agent_cfg.oracle_graph)
         fprintf(f, "asgf: oracle: sampled walks of running threads %llu (not walkable %llu), call edges checked %llu "
                 "(unknown %llu), no call edge %llu\n", (unsigned long long)sampled, (unsigned long long)sampled_unwalkable,
