@@ -5,7 +5,7 @@
 # in the right bucket every time, and no rule hides a lie.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
-secs=${SCENARIO_SECONDS:-4}
+secs=${SCENARIO_SECONDS:-3}
 liar=$PWD/build/tests/libstandin_liar.so
 field() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {}, d))' "$1" "$2" 2>/dev/null || echo -1; }
 
