@@ -8,3 +8,10 @@ $(AGENT_LIB): $(AGENT_SRC) agents/agent.h agents/stats.h $(CORE_LIB)
 
 .PHONY: agent
 agent: $(AGENT_LIB)
+
+# The agent's option checker as a program (presets use it): build/bin/asgf-agent-options
+$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent_options.c agents/agent.h $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -Iagents agents/tools/check_options.c agents/agent_options.c $(CORE_LIB) -ldl -lpthread -o $@
+
+agent: $(BUILD)/bin/asgf-agent-options

@@ -59,5 +59,12 @@ $(BUILD)/tests/standin_driver: tests/c/standin_driver.c $(CORE_LIB)
 TEST_BINS += $(BUILD)/tests/libstandin_onebug.so $(BUILD)/tests/libstandin_inentry.so \
 	$(BUILD)/tests/libstandin_memcpy.so $(BUILD)/tests/standin_driver
 
+# A full disk for one process, without mounting one (tests/fault_*.t).
+$(BUILD)/tests/libenospc.so: tests/c/enospc_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared $< -ldl -o $@
+
+TEST_BINS += $(BUILD)/tests/libenospc.so
+
 .PHONY: tests-build
 tests-build: $(TEST_BINS)
