@@ -2,8 +2,11 @@
  * A full disk without mounting one: LD_PRELOAD this into the process under
  * test and writes to regular files below ASGF_ENOSPC_DIR fail with ENOSPC
  * once ASGF_ENOSPC_AFTER bytes (default 0) have been written there.
- * Covered: write, pwrite, writev, fallocate, posix_fallocate, ftruncate
- * (growing only), and their 64-bit names. Other files (the JDK's own, stdout
+ * Covered: write, pwrite, writev (they use the budget up; a write that
+ * crosses it is cut short, the next one fails), and fallocate,
+ * posix_fallocate, ftruncate growing a file (they fail once the budget is
+ * used up, and do not use it: the disk fills with data, so reservations made
+ * before that succeed). Also their 64-bit names. Other files (the JDK's own, stdout
  * and stderr) are left alone, so the messages of the process stay visible.
  * [handler-safe] once loaded (the constructor resolves the real calls):
  * fstat, readlink and atomics only, no malloc.
@@ -52,6 +55,13 @@ static int watched(int fd)
     if (n <= 0) return 0;
     target[n] = 0;
     return !strncmp(target, dir, dir_len) && (target[dir_len] == '/' || target[dir_len] == 0);
+}
+
+/* 1 once the budget is used up. */
+static int exhausted(void)
+{
+    setup();
+    return atomic_load(&budget) <= 0;
 }
 
 /* Takes n bytes from the budget: 0 when all of them fit, else the number
@@ -121,7 +131,7 @@ ssize_t writev(int fd, const struct iovec *iov, int cnt)
 int fallocate(int fd, int mode, off_t off, off_t len)
 {
     setup();
-    if (watched(fd) && take((long long)len) != 0) return errno = ENOSPC, -1;
+    if (watched(fd) && exhausted()) return errno = ENOSPC, -1;
     return real_fallocate(fd, mode, off, len);
 }
 
@@ -130,7 +140,7 @@ int fallocate64(int fd, int mode, off_t off, off_t len) { return fallocate(fd, m
 int posix_fallocate(int fd, off_t off, off_t len)
 {
     setup();
-    if (watched(fd) && take((long long)len) != 0) return ENOSPC;
+    if (watched(fd) && exhausted()) return ENOSPC;
     return real_posix_fallocate(fd, off, len);
 }
 
@@ -140,8 +150,7 @@ int ftruncate(int fd, off_t len)
 {
     setup();
     struct stat st;
-    if (watched(fd) && !fstat(fd, &st) && len > st.st_size && take((long long)(len - st.st_size)) != 0)
-        return errno = ENOSPC, -1;
+    if (watched(fd) && !fstat(fd, &st) && len > st.st_size && exhausted()) return errno = ENOSPC, -1;
     return real_ftruncate(fd, len);
 }
 
