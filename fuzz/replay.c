@@ -217,13 +217,14 @@ int main(int argc, char **argv)
         return 2;
     }
     if (record_dir) c.out = record_dir;
+    else if (!getenv("ASGF_OUT")) c.out = "./replay-out";
     struct stat rst;
     if (c.out && !stat(c.out, &rst) && !S_ISDIR(rst.st_mode)) {
         /* Else every record would fail and the run would look clean. */
-        fprintf(stderr, "asgf-replay: --record-dir %s: exists and is not a directory\n", c.out);
+        fprintf(stderr, "asgf-replay: %s %s: exists and is not a directory\n", record_dir ? "--record-dir" : "ASGF_OUT",
+                c.out);
         return 2;
     }
-    else if (!getenv("ASGF_OUT")) c.out = "./replay-out";
     if (!getenv("ASGF_WARMUP_MS")) c.warmup_ms = 1000; /* closer to a fuzzer's long-running, compiled JVM */
     c.keep_going = 1;
     c.mode_override = mode;

@@ -182,19 +182,26 @@ def _job_time(section, items, camp, errors):
     return t
 
 
+# Worker threads per stress job: more would measure thread creation, not walks.
+MAX_THREADS = 1024
+
+
 def _check_stress_value(section, key, value, errors):
     bad = {
         'mode': lambda v: v not in MODES,
         'api': lambda v: v not in APIS,
         'mutate': lambda v: not MUTATE_RE.fullmatch(v),
         'interval': lambda v: not INTERVAL_RE.fullmatch(v),
-        'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v),
+        'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v) or int(v) > MAX_THREADS,
         'scenario': lambda v: not re.fullmatch(r'[a-z]+(,[a-z]+)*', v),
         'agent': lambda v: not re.fullmatch(r'[a-z_]+=[^\s,]*(,[a-z_]+=[^\s,]*)*', v),
         'jvm': lambda v: not JVM_RE.fullmatch(v),
     }[key]
     if bad(value):
-        errors.append("[%s] %s: bad value '%s'" % (section, key, value))
+        if key == 'threads':
+            errors.append("[%s] threads: a number of workers 1..%d, got '%s'" % (section, MAX_THREADS, value))
+        else:
+            errors.append("[%s] %s: bad value '%s'" % (section, key, value))
 
 
 def _stress(section, kind, items, camp, errors):

@@ -431,7 +431,13 @@ class Campaign:
         if not interrupted_twice:
             self.say('triage of %s' % self.path('results'))
             try:
-                self.final_triage()
+                trc = self.final_triage()
+                if trc not in (0, 1):
+                    # Results that were not triaged (a full disk, a damaged triage/) may hide
+                    # new buckets: the campaign cannot say it found nothing new.
+                    self.say('the final triage failed (exit %d, see %s)' % (trc, self.path('triage.log')))
+                    if code == EXIT_DONE:
+                        code = EXIT_NOT_RUN
             except KeyboardInterrupt:
                 interrupted_twice = True
         if hasattr(self, 'scanner') and not interrupted_twice:
