@@ -108,7 +108,7 @@ static void write_failed(const char *dir, int err)
     sb_str(&m, "asgst-fuzz: ");
     sb_str(&m, dir);
     sb_str(&m, ": no space left on device writing crash records; from now on faults are "
-               "only counted (records_failed in the summary), not written\n");
+               "only counted (faults in summary.json), not written\n");
     sigsafe_write_all(2, m.p, m.len);
 }
 
@@ -247,7 +247,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     sb_chr(&path, '-');
     sb_dec(&path, seq);
     sb_str(&path, ".txt");
-    if (path.len + 5 >= path.cap || b.len + 1 >= b.cap) {
+    if (path.len + 1 >= path.cap || b.len + 1 >= b.cap) {
         ri->path_out[0] = 0;
         return -1;
     }

@@ -35,7 +35,7 @@ def prepare(out, force=False):
     if os.path.isdir(out):
         names = sorted(os.listdir(out))
         foreign = [n for n in names if n not in OURS and not n.endswith(TMP)]
-        if names and MARKER not in names and 'index.json' not in names and not force:
+        if foreign and MARKER not in names and 'index.json' not in names and not force:
             raise OutDirError("--out '%s' is not empty and not a triage output directory (it holds %s); "
                               "give an empty or new directory, or --force to write there anyway"
                               % (out, ', '.join("'%s'" % n for n in foreign[:3]) +
