@@ -37,6 +37,9 @@ struct agent_config {
     long max_records;
     long records_per_key;
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
+    unsigned queue_ops; /* mode=queue: QOPS_* bits (queue_ops.h) */
+    int nqop;           /* qops=: qop records every case carries */
+    struct case_qop qop[CASE_MAX_QOPS];
 };
 
 extern struct agent_config agent_cfg;

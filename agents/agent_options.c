@@ -1,11 +1,13 @@
 /* The agent's options: one table gives keys, help and setters. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include "agent.h"
 #include "case.h"
 #include "options.h"
+#include "queue_ops.h"
 #include "record.h"
 
 #define CFG(c) ((struct agent_config *)(c))
@@ -93,6 +95,36 @@ static const char *set_timer(void *c, const char *v)
     return NULL;
 }
 
+static const char *set_queue_ops(void *c, const char *v) { return queue_ops_parse(v, &CFG(c)->queue_ops); }
+
+/* qops=OP:VALUE+OP:VALUE...: case_codes.h's qop names. */
+static const char *set_qops(void *c, const char *v)
+{
+    const char *bad = "expected OP:VALUE joined by + (OP a qop of corpus/FORMAT.md, at most 16), got";
+    CFG(c)->nqop = 0;
+    if (!v || !*v) return bad;
+    for (const char *p = v; *p;) {
+        char name[64];
+        size_t len = strcspn(p, ":+");
+        if (len >= sizeof name || CFG(c)->nqop == CASE_MAX_QOPS) return bad;
+        memcpy(name, p, len), name[len] = 0;
+        int op = case_qop_parse(name);
+        if (op < 0) return bad;
+        long long value = 0;
+        p += len;
+        if (*p == ':') {
+            char *end;
+            value = strtoll(p + 1, &end, 0);
+            if (end == p + 1) return bad;
+            p = end;
+        }
+        if (*p && *p != '+') return bad;
+        p += *p == '+';
+        CFG(c)->qop[CFG(c)->nqop++] = (struct case_qop){(uint8_t)op, value};
+    }
+    return NULL;
+}
+
 static const char *set_test_plant(void *c, const char *v)
 {
     long x;
@@ -123,6 +155,10 @@ static const struct opt_def defs[] = {
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
               "timer (signal and queue modes; default sampler)", set_timer},
+    {"queue_ops", "mode=queue: lifecycle operations besides Enqueue, all|none|names joined by + from resize, handlers, "
+                  "elements, foreign, reregister, marks, info (default all)", set_queue_ops},
+    {"qops", "qop records every case carries, OP:VALUE joined by + (e.g. resize:1+enqueue:0+mark_move:-2; names in "
+             "corpus/FORMAT.md): run after the call, in the crash record's case bytes", set_qops},
     {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
     {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
@@ -135,6 +171,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
         .queue_size = 64, .suspend = 1, .max_records = 10000, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .queue_ops = QOPS_ALL,
     };
     if (options_parse(text, defs, cfg, err, errlen)) return -1;
     return agent_options_verify(text, cfg, err, errlen);

@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "inflight.h"
 #include "mutate.h"
+#include "queue_ops.h"
 #include "regions.h"
 #include "stats.h"
 #include "sigsafe.h"
@@ -22,7 +23,7 @@ struct tstate {
     uint64_t rng;
     long long last_ns;
     unsigned long long walks;
-    ASGST_Queue *queue;
+    int slot;
     jthread thread; /* global ref, for the queue verifier */
     uint8_t bytes[CASE_MAX_SIZE];
     /* Top of the last stack a queue handler saw; seq odd while writing. */
@@ -57,6 +58,11 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
     /* The agent's mode decides how the case runs; the bytes, encoded once
      * after that, record what ran. */
     p->mode = (uint8_t)agent_cfg.mode;
+    /* Method and class info from the signal handler, as a profiler would
+     * call it, on a quarter of the samples (the flag is in the case bytes,
+     * so a saved case does the same). */
+    if ((agent_cfg.queue_ops & QOPS_INFO) && casegen_next(&ts->rng) % 4 == 0) p->flags |= CASE_FLAG_METHOD_INFO;
+    for (int i = 0; i < agent_cfg.nqop && p->nqop < CASE_MAX_QOPS; i++) p->qop[p->nqop++] = agent_cfg.qop[i];
     if (agent_cfg.mode == MODE_QUEUE) p->entry = ENTRY_ENQUEUE;
     else if (p->entry == ENTRY_ENQUEUE) p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue mode */
     return case_encode(p, bytes);
@@ -89,10 +95,11 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         }
         struct case_prog p;
         size_t len = sample_make_case(slot, uc, &p, ts->bytes);
-        struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, ts->queue, NULL, 0};
+        struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, queue_ops_queue(slot), NULL, 0};
         struct exec_outcome out;
         exec_case(&cx, &p, uc, self, &out);
         sample_note(slot, &out);
+        if (agent_cfg.mode == MODE_QUEUE) queue_ops_after_sample(slot, uc);
     }
     errno = saved_errno;
 }
@@ -110,11 +117,12 @@ static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_
     int n = 0;
     atomic_fetch_add(&ts->seq, 1);
     while (agent_api->next_frame(it, &f) == 1) {
-        if (n < VERIFY_FRAMES) ts->qframes[n] = agent_api->method_to_jmethodid(f.method);
+        if (n < VERIFY_FRAMES) ts->qframes[n] = agent_api->method_to_jmethodid ? agent_api->method_to_jmethodid(f.method) : NULL;
         n++;
     }
     ts->qn = n < VERIFY_FRAMES ? n : VERIFY_FRAMES;
     atomic_fetch_add(&ts->seq, 1);
+    queue_ops_in_handler(ts->slot, it);
     atomic_fetch_add_explicit(&stats.queue_handled, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&stats.queue_frames, (unsigned long long)n, memory_order_relaxed);
 }
@@ -128,7 +136,7 @@ void sample_thread_start(JNIEnv *jni, int index)
     ts->rng = agent_cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
     ts->last_ns = 0;
     ts->walks = 0;
-    ts->queue = NULL;
+    ts->slot = threads_slot(self);
     ts->qn = 0;
     if (agent_cfg.mode == MODE_QUEUE && agent_api->register_queue) {
         jthread self_thread;
@@ -136,7 +144,7 @@ void sample_thread_start(JNIEnv *jni, int index)
             ts->thread = (*jni)->NewGlobalRef(jni, self_thread);
             (*jni)->DeleteLocalRef(jni, self_thread);
         }
-        ts->queue = agent_api->register_queue(jni, agent_cfg.queue_size, 0, on_queue_element, ts);
+        queue_ops_thread_start(jni, ts->slot, on_queue_element, ts);
     }
     inflight_open(agent_cfg.out);
     if (agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD) {
@@ -163,9 +171,7 @@ void sample_thread_end(JNIEnv *jni)
         ts->has_timer = 0;
         timer_delete(ts->timer);
     }
-    ASGST_Queue *q = ts->queue;
-    ts->queue = NULL;
-    if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);
+    if (agent_cfg.mode == MODE_QUEUE) queue_ops_thread_end(jni, ts->slot);
     jthread t = ts->thread;
     ts->thread = NULL;
     if (t) (*jni)->DeleteGlobalRef(jni, t);

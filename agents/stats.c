@@ -2,6 +2,9 @@
 #include <string.h>
 #include <time.h>
 #include "api.h"
+#include "queue_ops.h"
+#include "agent.h"
+#include "case.h"
 #include "jvm_threads.h"
 #include "queue_agct.h"
 #include "sigsafe.h"
@@ -35,6 +38,8 @@ static int raw_bucket(int raw)
 
 void stats_outcome(const struct exec_outcome *o)
 {
+    if (o->fw >= 0 && o->fw < EXEC_FW__COUNT) atomic_fetch_add_explicit(&stats.fw[o->fw], 1, memory_order_relaxed);
+    if (o->substituted) atomic_fetch_add_explicit(&stats.substituted, 1, memory_order_relaxed);
     if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
         atomic_fetch_add(&stats.nested, 1);
         return;
@@ -45,6 +50,7 @@ void stats_outcome(const struct exec_outcome *o)
             atomic_store(&stats.first_fault_ns, sigsafe_now_ns() - stats.start_ns);
         return;
     }
+    if (o->fw != EXEC_REACHED) return; /* the VM was not asked: no code to count */
     atomic_fetch_add_explicit(&stats.raw[raw_bucket(o->raw)], 1, memory_order_relaxed);
     if (o->ret > 0) {
         atomic_fetch_add_explicit(&stats.traces, 1, memory_order_relaxed);
@@ -65,6 +71,13 @@ double stats_interval_percentile(double p)
     return STATS_INTERVAL_BUCKETS;
 }
 
+double stats_reached_pct(void)
+{
+    unsigned long long all = 0;
+    for (int i = 0; i < EXEC_FW__COUNT; i++) all += stats.fw[i];
+    return all ? 100.0 * (double)(stats.fw[EXEC_REACHED] + stats.fw[EXEC_FAULT]) / (double)all : -1;
+}
+
 static const char *raw_name(int bucket)
 {
     static char buf[N_RAW][48];
@@ -83,9 +96,9 @@ static double delivered(void)
 
 void stats_progress(FILE *f, double t)
 {
-    fprintf(f, "asgf: t=%.1fs sent=%llu walks=%llu traces=%llu faults=%llu delivered=%.1f%% interval p50=%.0fus "
-               "p99=%.0fus\n",
-            t, stats.signals_sent, stats.walks, stats.traces, stats.faults, delivered(),
+    fprintf(f, "asgf: t=%.1fs sent=%llu walks=%llu traces=%llu faults=%llu delivered=%.1f%% reached_api=%.1f%% "
+               "interval p50=%.0fus p99=%.0fus\n",
+            t, stats.signals_sent, stats.walks, stats.traces, stats.faults, delivered(), stats_reached_pct(),
             stats_interval_percentile(0.5), stats_interval_percentile(0.99));
     fflush(f);
 }
@@ -110,6 +123,13 @@ void stats_summary(FILE *f, double t)
     jvm_threads_counts(&started, &ended, &matched);
     fprintf(f, "asgf: threads: %ld registered, %llu walked at least once (of %ld started)\n", matched,
             stats.threads_walked, started);
+    fprintf(f, "asgf: reached the API %.1f%% of samples (entry substituted in %llu); framework outcomes:",
+            stats_reached_pct(), stats.substituted);
+    for (int i = 0; i < EXEC_FW__COUNT; i++)
+        if (stats.fw[i]) fprintf(f, " %s=%llu", exec_fw_name(i), stats.fw[i]);
+    fprintf(f, "\n");
+    fflush(f);
+    if (agent_api) api_report_calls(agent_api, fileno(f));
     fprintf(f, "asgf: raw codes:");
     for (int i = 0; i < N_RAW; i++)
         if (stats.raw[i]) fprintf(f, " %s=%llu", raw_name(i), stats.raw[i]);
@@ -139,6 +159,15 @@ int stats_write_json(const char *path, double t, const char *config_line)
     fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "
                "\"handled\": %llu, \"walk_errors\": %llu},\n",
             q.enqueued, q.full, q.contended, q.batches, q.handled, q.walk_errors);
+    fprintf(f, "  \"reached_api_pct\": %.2f,\n  \"substituted\": %llu,\n  \"outcomes\": {", stats_reached_pct(),
+            stats.substituted);
+    for (int i = 0; i < EXEC_FW__COUNT; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", exec_fw_name(i), stats.fw[i]);
+    fprintf(f, "},\n  \"api_calls\": {");
+    for (int i = 0, first = 1; agent_api && agent_api->calls && i < ASGST_EP__COUNT; i++)
+        if (agent_api->calls[i])
+            fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", api_entry_point_name(i), agent_api->calls[i]), first = 0;
+    fprintf(f, "},\n");
+    queue_ops_json(f);
     fprintf(f, "  \"raw_codes\": {");
     int first = 1;
     for (int i = 0; i < N_RAW; i++)

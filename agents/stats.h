@@ -19,6 +19,8 @@ struct stats {
     _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames, list_walks;
     _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
     _Atomic unsigned long long threads_walked; /* threads with at least one walk */
+    _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
+    _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
     long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
     _Atomic long long first_fault_ns;           /* since start_ns; 0 = none yet */
     _Atomic unsigned long long raw[2 - STATS_RAW_MIN]; /* [0] positive, [1+k] raw -k, last: below min */
@@ -37,6 +39,9 @@ void stats_outcome(const struct exec_outcome *o);
 
 /* Interval percentile in microseconds (p in 0..1); -1 if no data. */
 double stats_interval_percentile(double p);
+/* Percentage of samples whose call reached the API (returned or faulted
+ * inside it), of all samples that ran a case; -1 if none. */
+double stats_reached_pct(void);
 void stats_progress(FILE *f, double elapsed_s);
 /* Human summary and JSON summary. */
 void stats_summary(FILE *f, double elapsed_s);

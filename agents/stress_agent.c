@@ -15,7 +15,9 @@
 #include "guard.h"
 #include "record.h"
 #include "jvm_regions.h"
+#include "info_calls.h"
 #include "queue_agct.h"
+#include "queue_ops.h"
 #include "startup.h"
 #include "stats.h"
 
@@ -44,6 +46,10 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     (void)thread;
     const char *why;
     jvm_regions_refresh(jni);
+    /* Registered before the workload starts unloading classes: the handler
+     * feeds the stale handles the info calls try. */
+    if (agent_api->register_class_unload_handler)
+        agent_api->register_class_unload_handler(info_calls_on_unload, NULL);
     if (agent_cfg.mode == MODE_QUEUE && agent_api->kind == API_AGCT &&
         queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
         fail("queue", why);
@@ -79,7 +85,11 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     queue_agct_stop();
     suspend_walker_stop();
     queue_verify_stop();
+    if (agent_api->deregister_class_unload_handler &&
+        !agent_api->deregister_class_unload_handler(info_calls_on_unload, NULL))
+        fail("class unload handler", "DeregisterClassUnloadHandler did not find the handler registered at VMInit");
     stats_summary(stderr, t);
+    if (!agent_cfg.quiet) queue_ops_report(stderr);
     if (agent_cfg.verify) queue_verify_report(stderr);
     char path[600];
     snprintf(path, sizeof path, "%s/summary.json", agent_cfg.out);
@@ -136,6 +146,9 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     if (setup(vm)) return JNI_ERR;
+    int caps = agent_api->capabilities();
+    if (!agent_cfg.quiet)
+        fprintf(stderr, "asgf: capabilities 0x%x\n", caps);
     if (!agent_cfg.quiet)
         fprintf(stderr, "asgf: backend %s, mode %s, interval %lldns, mutate %d, protect %d (guard %s), out %s\n",
                 agent_api->name, case_mode_name(agent_cfg.mode), agent_cfg.interval_ns, agent_cfg.mutate,

@@ -29,6 +29,7 @@ _Static_assert(F_END <= FEEDBACK_SLOTS, "feature layout larger than FEEDBACK_SLO
 int feedback_class(int entry, const struct exec_outcome *o)
 {
     if (o->guard_rc > 0) return FEEDBACK_CLASS_FAULT;
+    if (o->fw == EXEC_UNBOUND || o->fw == EXEC_NO_QUEUE) return FEEDBACK_CLASS_OTHER; /* the VM was not asked */
     if (!case_entry_walks(entry)) /* a queue entry: an ASGST code, no walk */
         return FEEDBACK_CLASS_QUEUE + (o->ret <= 2 && o->ret >= -7 ? 2 - o->ret : 10);
     if (o->raw > 0) return 0;
@@ -138,7 +139,7 @@ int feedback_features(const struct case_prog *p, const struct exec_outcome *o, i
     if (o->rewind_mismatch) ADD(F_MISC + M_REWIND_MISMATCH);
     if (o->guard_rc == GUARD_NESTED) ADD(F_MISC + M_GUARD_NESTED);
     if (o->guard_rc == GUARD_FULL) ADD(F_MISC + M_GUARD_FULL);
-    if (o->ret == ASGST_AGCT_UNSUPPORTED) ADD(F_MISC + M_UNSUPPORTED);
+    if (o->fw == EXEC_UNBOUND || o->fw == EXEC_NO_QUEUE) ADD(F_MISC + M_UNSUPPORTED);
 #undef ADD
     return n;
 }

@@ -25,6 +25,8 @@
 #include "jvm_regions.h"
 #include "jvm_threads.h"
 #include "options.h"
+#include "info_calls.h"
+#include "qops.h"
 #include "queue_agct.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -161,7 +163,7 @@ static struct {
     ASGST_Queue *_Atomic queue[MAX_WORKERS];
     _Atomic unsigned long long queue_walks, queue_frames;
     long long next_refresh, up_ns;
-    unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported;
+    unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported, substituted;
     unsigned long long outcome[FEEDBACK_CLASSES];
 } h;
 
@@ -196,12 +198,15 @@ static int mkdirs(const char *path)
  * points at an input buffer that is gone by now. */
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
-    (void)queue_arg, (void)enqueue_arg;
+    (void)enqueue_arg;
     ASGST_Frame f;
     unsigned long long n = 0;
     while (n < 65536 && h.api->next_frame(it, &f) == 1) n++;
     atomic_fetch_add(&h.queue_walks, 1);
     atomic_fetch_add(&h.queue_frames, n);
+    /* The handshake half of the qop records of earlier cases on this
+     * worker (queue_arg: its registry slot + 1), guarded like the call. */
+    qops_run_handshake(h.api, (int)(intptr_t)queue_arg - 1, it);
 }
 
 /* On the new worker, at ThreadStart: note its tid and give it a queue
@@ -210,8 +215,12 @@ static void on_worker_start(JNIEnv *jni, const char *name, int index)
 {
     (void)name;
     if (index < 0 || index >= MAX_WORKERS) return;
-    if (h.api->register_queue)
-        atomic_store(&h.queue[index], h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, NULL));
+    const struct thread_info *self = threads_find(threads_gettid());
+    int slot = self ? threads_slot(self) : -1;
+    void *arg = (void *)(intptr_t)(slot + 1);
+    ASGST_Queue *q = h.api->register_queue ? h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, arg) : NULL;
+    atomic_store(&h.queue[index], q);
+    qops_thread_start(slot, q, on_queue_element, arg, QUEUE_SIZE);
     atomic_store(&h.worker_tid[index], threads_gettid());
 }
 
@@ -220,7 +229,12 @@ static void on_worker_end(JNIEnv *jni, const char *name, int index)
     (void)name;
     if (index < 0 || index >= MAX_WORKERS) return;
     atomic_store(&h.worker_tid[index], 0);
-    ASGST_Queue *q = atomic_exchange(&h.queue[index], NULL);
+    const struct thread_info *self = threads_find(threads_gettid());
+    ASGST_Queue *q = atomic_exchange(&h.queue[index], NULL), *current;
+    ASGST_FrameMark *mark;
+    qops_thread_end(self ? threads_slot(self) : -1, &current, &mark);
+    if (current) q = current; /* a reregister qop replaced it */
+    if (mark && h.api->remove_frame_mark) h.api->remove_frame_mark(mark);
     if (q && h.api->deregister_queue) h.api->deregister_queue(jni, q);
 }
 
@@ -394,6 +408,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     api_kind_parse(h.cfg.api, &sc.api);
     record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
+    /* Unloaded methods become the stale handles of method_info cases. */
+    if (h.api->register_class_unload_handler) h.api->register_class_unload_handler(info_calls_on_unload, NULL);
     /* The agct backend's queue API: a ring per worker, drained by a
      * processing thread that walks with JVMTI (src/queue_agct.h). */
     if (h.api->kind == API_AGCT && queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
@@ -451,7 +467,8 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     }
     h.outcome[feedback_class(r->prog.entry, &r->out)]++;
     h.queue_mode += r->prog.mode == MODE_QUEUE;
-    h.unsupported += r->out.ret == ASGST_AGCT_UNSUPPORTED;
+    h.unsupported += r->out.fw == EXEC_UNBOUND || r->out.fw == EXEC_NO_QUEUE;
+    h.substituted += r->out.substituted;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -503,8 +520,10 @@ void harness_stats(int fd)
     struct target_counters t;
     guard_counters(&g);
     target_counters(&t);
-    dprintf(fd, "asgf: runs %llu, rejected %llu, not run %llu, faults caught %llu, queue-mode %llu, unsupported %llu\n",
-            h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported);
+    dprintf(fd, "asgf: runs %llu, rejected %llu, not run %llu, faults caught %llu, queue-mode %llu, unsupported %llu, "
+                "entry substituted %llu\n",
+            h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported, h.substituted);
+    if (h.api) api_report_calls(h.api, fd);
     dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
             (unsigned long long)h.queue_frames);
     dprintf(fd, "asgf: outcomes:");

@@ -243,9 +243,9 @@ int main(int argc, char **argv)
             enum harness_rc rc = harness_run(inputs[k].bytes, inputs[k].len, &r);
             prog = r.prog;
             if (verbose)
-                printf("  run %ld: %s raw %d (%s) frames %d%s\n", n + 1,
-                       rc == HARNESS_NOT_RUN ? "not run," : "", r.out.raw, harness_raw_name(r.out.raw),
-                       r.out.frames, rc == HARNESS_FAULT ? " FAULT" : "");
+                printf("  run %ld: %s outcome %s raw %d (%s) frames %d%s\n", n + 1,
+                       rc == HARNESS_NOT_RUN ? "not run," : "", exec_fw_name(r.out.fw), r.out.raw,
+                       harness_raw_name(r.out.raw), r.out.frames, rc == HARNESS_FAULT ? " FAULT" : "");
             if (rc == HARNESS_NOT_RUN) continue;
             t.ran++;
             t.outcome[feedback_class(r.prog.entry, &r.out)]++;

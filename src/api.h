@@ -15,6 +15,7 @@
 #ifndef ASGF_API_H
 #define ASGF_API_H
 
+#include <stdatomic.h>
 #include "asgst.h"
 
 enum api_kind { API_AUTO = 0, API_ASGST, API_AGCT };
@@ -55,6 +56,28 @@ struct api {
                                           ASGST_QueueProcessingHandler h, void *arg);
     void (*set_on_queue_processing_end)(ASGST_Queue *queue, int options, bool offer_iterator,
                                         ASGST_QueueProcessingHandler h, void *arg);
+
+    /* Method and class identity (the prototype marks all but the jclass
+     * conversions signal safe). NULL where the backend has none. */
+    jint (*get_method_id_num)(ASGST_Method method);                               /* [handler-safe] */
+    int (*get_method_line_number_table)(ASGST_Method method, ASGST_MethodLineNumberEntry *entries,
+                                        int length);                              /* [handler-safe] */
+    jint (*get_method_line_number)(ASGST_Method method, jint bci);                /* [handler-safe], optional */
+    jlong (*get_class_id_num)(ASGST_Class klass);                                 /* [handler-safe] */
+    ASGST_Class (*jclass_to_class)(jclass klass);                                 /* [handler-safe] */
+    jclass (*class_to_jclass)(ASGST_Class klass); /* makes a JNI local reference */
+    void (*register_class_unload_handler)(ASGST_ClassUnloadHandler h, void *arg);
+    bool (*deregister_class_unload_handler)(ASGST_ClassUnloadHandler h, void *arg); /* optional */
+
+    /* Frame marks (capability ASGST_MARK_FRAME). */
+    ASGST_FrameMark *(*register_frame_mark)(JNIEnv *env, ASGST_FrameMarkHandler h, int options, void *arg);
+    void (*move_frame_mark)(ASGST_FrameMark *mark, void *new_sp);
+    void *(*get_frame_mark_stack_pointer)(ASGST_FrameMark *mark);                 /* [handler-safe] */
+    void (*remove_frame_mark)(ASGST_FrameMark *mark);
+
+    /* Calls made through this table per entry point (enum
+     * asgst_entry_point), or NULL when the backend does not count. */
+    const _Atomic unsigned long long *calls;
 };
 
 /* Parses "auto", "asgst", "agct"; returns -1 for anything else. */
@@ -76,9 +99,18 @@ void api_report(const struct api *api, int fd);
 const struct api *api_asgst_bind(const char **why);
 const struct api *api_agct_bind(const char **why);
 
-/* asgst binding detail for api_report and tests. */
+/* asgst binding detail for api_report and tests: entry point i (enum
+ * asgst_entry_point) by name, whether it was found, whether the header
+ * lets it be absent. */
 int api_asgst_symbol_count(int *found, const char **prefix);
 const char *api_asgst_symbol_name(int i, int *present);
+int api_asgst_symbol_optional(int i);
+/* Name of entry point i, e.g. "GetMethodIdNum"; NULL out of range. */
+const char *api_entry_point_name(int i);
+
+/* Writes "api calls: Name=n ..." for every entry point called at least
+ * once, and the bound ones never called, to fd. Not handler-safe. */
+void api_report_calls(const struct api *api, int fd);
 
 /* agct tuning: frames collected per walk, 1..AGCT_MAX_DEPTH (default 2048). */
 #define AGCT_MAX_DEPTH 2048

@@ -9,7 +9,8 @@
  *   AGCT                         ASGST
  *   > 0  frames                  JAVA_TRACE (1)
  *     0  no Java frame           NO_FRAME (0)
- *    -1  no class-load events    AGCT_NO_CLASS_LOAD (-17, ours)
+ *    -1  no class-load events    UNSAFE_STATE (the prototype's -16 and below are
+ *                                 its walker's: no code of ours goes there)
  *    -2  GC active               UNSAFE_STATE (-3)
  *    -3  unknown, not Java       UNSAFE_STATE
  *    -4  not walkable, not Java  NO_TOP_JAVA_FRAME (-4)
@@ -66,7 +67,6 @@ static int map_code(int raw)
     if (raw > 0) return ASGST_JAVA_TRACE;
     switch (raw) {
     case 0: return ASGST_NO_FRAME;
-    case -1: return ASGST_AGCT_NO_CLASS_LOAD;
     case -4: return ASGST_NO_TOP_JAVA_FRAME;
     case -8: return ASGST_THREAD_EXIT;
     default: return ASGST_UNSAFE_STATE;

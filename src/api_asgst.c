@@ -3,32 +3,29 @@
  * the running process with dlsym(RTLD_DEFAULT). The newest prototype
  * renamed ASGST_* to JFRLL_* with the same shapes; whichever prefix has
  * RunWithIterator wins, and all names are then taken with that prefix.
- * RunWithIterator and NextFrame are required; a missing optional entry
- * point leaves its slot NULL and is reported, not fatal.
+ * RunWithIterator and NextFrame are required; any other missing entry
+ * point leaves its slot NULL and is reported (as "absent, optional" when
+ * the header lets it be missing), not fatal.
+ *
+ * Every slot goes through a small wrapper that counts the call before
+ * making it, so a campaign can show which entry points it reached.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <string.h>
 #include "api.h"
 
-typedef int (*run_fn)(void *, int32_t, ASGST_IteratorHandler, void *);
-typedef int (*run_frame_fn)(void *, void *, void *, int32_t, ASGST_IteratorHandler, void *);
+#define EP(name) ASGST_EP_##name
 
-enum {
-    S_CAPABILITIES, S_RUN, S_RUN_FROM_FRAME, S_NEXT_FRAME, S_REWIND, S_STATE, S_THREAD_STATE,
-    S_METHOD_INFO, S_CLASS_INFO, S_GET_CLASS, S_M2J, S_J2M, S_REGISTER_QUEUE, S_DEREGISTER_QUEUE,
-    S_ENQUEUE, S_ENQUEUABLE, S_QUEUE_ELEMENT, S_QUEUE_SIZE, S_RESIZE, S_ON_START, S_ON_END, S__COUNT
-};
+#define NAME_OF(name, optional) #name,
+static const char *const names[ASGST_EP__COUNT] = {ASGST_ENTRY_POINTS(NAME_OF)};
+#undef NAME_OF
+#define OPTIONAL_OF(name, optional) optional,
+static const unsigned char optional_ep[ASGST_EP__COUNT] = {ASGST_ENTRY_POINTS(OPTIONAL_OF)};
+#undef OPTIONAL_OF
 
-static const char *const names[S__COUNT] = {
-    "Capabilities", "RunWithIterator", "RunWithIteratorFromFrame", "NextFrame", "RewindIterator",
-    "State", "ThreadState", "GetMethodInfo", "GetClassInfo", "GetClass", "MethodToJMethodID",
-    "JMethodIDToMethod", "RegisterQueue", "DeregisterQueue", "Enqueue", "GetEnqueuableElement",
-    "GetQueueElement", "GetQueueSizeInfo", "ResizeQueue", "SetOnQueueProcessingStart",
-    "SetOnQueueProcessingEnd",
-};
-
-static void *sym[S__COUNT];
+static void *sym[ASGST_EP__COUNT];
+static _Atomic unsigned long long calls[ASGST_EP__COUNT];
 static const char *prefix;
 static struct api asgst_api;
 
@@ -40,21 +37,82 @@ static void *lookup(const char *pfx, int i)
 }
 
 /* [handler-safe] */
-static int run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg, int *raw)
+static inline void count(int ep) { atomic_fetch_add_explicit(&calls[ep], 1, memory_order_relaxed); }
+
+/* Wrappers: count, then call the resolved symbol with the slot's type.
+ * All [handler-safe] as far as the wrapper goes; the callee decides. */
+#define WRAP(field, ep, ret, params, args)                                                                   \
+    static ret w_##field params                                                                              \
+    {                                                                                                        \
+        count(EP(ep));                                                                                       \
+        return ((__typeof__(asgst_api.field))sym[EP(ep)]) args;                                              \
+    }
+#define WRAP_VOID(field, ep, params, args)                                                                   \
+    static void w_##field params                                                                             \
+    {                                                                                                        \
+        count(EP(ep));                                                                                       \
+        ((__typeof__(asgst_api.field))sym[EP(ep)]) args;                                                     \
+    }
+
+typedef int (*run_fn)(void *, int32_t, ASGST_IteratorHandler, void *);
+typedef int (*run_frame_fn)(void *, void *, void *, int32_t, ASGST_IteratorHandler, void *);
+
+/* [handler-safe] */
+static int w_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg, int *raw)
 {
-    int r = ((run_fn)sym[S_RUN])(uc, options, fun, arg);
+    count(EP(RunWithIterator));
+    int r = ((run_fn)sym[EP(RunWithIterator)])(uc, options, fun, arg);
     if (raw) *raw = r;
     return r;
 }
 
 /* [handler-safe] */
-static int run_from_frame(void *sp, void *fp, void *pc, int32_t options, ASGST_IteratorHandler fun, void *arg,
-                          int *raw)
+static int w_run_from_frame(void *sp, void *fp, void *pc, int32_t options, ASGST_IteratorHandler fun, void *arg,
+                            int *raw)
 {
-    int r = ((run_frame_fn)sym[S_RUN_FROM_FRAME])(sp, fp, pc, options, fun, arg);
+    count(EP(RunWithIteratorFromFrame));
+    int r = ((run_frame_fn)sym[EP(RunWithIteratorFromFrame)])(sp, fp, pc, options, fun, arg);
     if (raw) *raw = r;
     return r;
 }
+
+WRAP(capabilities, Capabilities, int, (void), ())
+WRAP(next_frame, NextFrame, int, (ASGST_Iterator * it, ASGST_Frame *f), (it, f))
+WRAP_VOID(rewind_iterator, RewindIterator, (ASGST_Iterator * it), (it))
+WRAP(state, State, int, (ASGST_Iterator * it), (it))
+WRAP(thread_state, ThreadState, int, (void), ())
+WRAP_VOID(get_method_info, GetMethodInfo, (ASGST_Method m, ASGST_MethodInfo *i), (m, i))
+WRAP_VOID(get_class_info, GetClassInfo, (ASGST_Class k, ASGST_ClassInfo *i), (k, i))
+WRAP(get_class, GetClass, ASGST_Class, (ASGST_Method m), (m))
+WRAP(method_to_jmethodid, MethodToJMethodID, jmethodID, (ASGST_Method m), (m))
+WRAP(jmethodid_to_method, JMethodIDToMethod, ASGST_Method, (jmethodID id), (id))
+WRAP(register_queue, RegisterQueue, ASGST_Queue *,
+     (JNIEnv * env, int size, int options, ASGST_QueueHandler h, void *arg), (env, size, options, h, arg))
+WRAP(deregister_queue, DeregisterQueue, bool, (JNIEnv * env, ASGST_Queue *q), (env, q))
+WRAP(enqueue, Enqueue, int, (ASGST_Queue * q, void *uc, void *arg), (q, uc, arg))
+WRAP(get_enqueuable_element, GetEnqueuableElement, int, (void *uc, ASGST_QueueElement *e), (uc, e))
+WRAP(get_queue_element, GetQueueElement, ASGST_QueueElement *, (ASGST_Queue * q, int n), (q, n))
+WRAP(get_queue_size_info, GetQueueSizeInfo, ASGST_QueueSizeInfo, (ASGST_Queue * q), (q))
+WRAP_VOID(resize_queue, ResizeQueue, (ASGST_Queue * q, int size), (q, size))
+WRAP_VOID(set_on_queue_processing_start, SetOnQueueProcessingStart,
+          (ASGST_Queue * q, int o, bool it, ASGST_QueueProcessingHandler h, void *a), (q, o, it, h, a))
+WRAP_VOID(set_on_queue_processing_end, SetOnQueueProcessingEnd,
+          (ASGST_Queue * q, int o, bool it, ASGST_QueueProcessingHandler h, void *a), (q, o, it, h, a))
+WRAP(get_method_id_num, GetMethodIdNum, jint, (ASGST_Method m), (m))
+WRAP(get_method_line_number_table, GetMethodLineNumberTable, int,
+     (ASGST_Method m, ASGST_MethodLineNumberEntry *e, int n), (m, e, n))
+WRAP(get_method_line_number, GetMethodLineNumber, jint, (ASGST_Method m, jint bci), (m, bci))
+WRAP(get_class_id_num, GetClassIdNum, jlong, (ASGST_Class k), (k))
+WRAP(jclass_to_class, JClassToClass, ASGST_Class, (jclass k), (k))
+WRAP(class_to_jclass, ClassToJClass, jclass, (ASGST_Class k), (k))
+WRAP_VOID(register_class_unload_handler, RegisterClassUnloadHandler, (ASGST_ClassUnloadHandler h, void *a), (h, a))
+WRAP(deregister_class_unload_handler, DeregisterClassUnloadHandler, bool, (ASGST_ClassUnloadHandler h, void *a),
+     (h, a))
+WRAP(register_frame_mark, RegisterFrameMark, ASGST_FrameMark *,
+     (JNIEnv * env, ASGST_FrameMarkHandler h, int o, void *a), (env, h, o, a))
+WRAP_VOID(move_frame_mark, MoveFrameMark, (ASGST_FrameMark * m, void *sp), (m, sp))
+WRAP(get_frame_mark_stack_pointer, GetFrameMarkStackPointer, void *, (ASGST_FrameMark * m), (m))
+WRAP_VOID(remove_frame_mark, RemoveFrameMark, (ASGST_FrameMark * m), (m))
 
 static int zero_capabilities(void) { return 0; }
 
@@ -63,14 +121,14 @@ const struct api *api_asgst_bind(const char **why)
     if (prefix) return &asgst_api;
     static const char *const prefixes[] = {"ASGST_", "JFRLL_"};
     for (size_t p = 0; p < 2 && !prefix; p++)
-        if (lookup(prefixes[p], S_RUN)) prefix = prefixes[p];
+        if (lookup(prefixes[p], EP(RunWithIterator))) prefix = prefixes[p];
     if (!prefix) {
         *why = "the running libjvm exports neither ASGST_RunWithIterator nor JFRLL_RunWithIterator "
                "(not a JEP 435 prototype build)";
         return NULL;
     }
-    for (int i = 0; i < S__COUNT; i++) sym[i] = lookup(prefix, i);
-    if (!sym[S_NEXT_FRAME]) {
+    for (int i = 0; i < ASGST_EP__COUNT; i++) sym[i] = lookup(prefix, i);
+    if (!sym[EP(NextFrame)]) {
         *why = "RunWithIterator found but NextFrame missing";
         prefix = NULL;
         return NULL;
@@ -78,28 +136,41 @@ const struct api *api_asgst_bind(const char **why)
     struct api *a = &asgst_api;
     a->name = "asgst";
     a->kind = API_ASGST;
-    a->capabilities = sym[S_CAPABILITIES] ? (int (*)(void))sym[S_CAPABILITIES] : zero_capabilities;
-    a->run_with_iterator = run;
-    a->run_with_iterator_from_frame = sym[S_RUN_FROM_FRAME] ? run_from_frame : NULL;
-#define SLOT(field, idx) a->field = (__typeof__(a->field))sym[idx]
-    SLOT(next_frame, S_NEXT_FRAME);
-    SLOT(rewind_iterator, S_REWIND);
-    SLOT(state, S_STATE);
-    SLOT(thread_state, S_THREAD_STATE);
-    SLOT(get_method_info, S_METHOD_INFO);
-    SLOT(get_class_info, S_CLASS_INFO);
-    SLOT(get_class, S_GET_CLASS);
-    SLOT(method_to_jmethodid, S_M2J);
-    SLOT(jmethodid_to_method, S_J2M);
-    SLOT(register_queue, S_REGISTER_QUEUE);
-    SLOT(deregister_queue, S_DEREGISTER_QUEUE);
-    SLOT(enqueue, S_ENQUEUE);
-    SLOT(get_enqueuable_element, S_ENQUEUABLE);
-    SLOT(get_queue_element, S_QUEUE_ELEMENT);
-    SLOT(get_queue_size_info, S_QUEUE_SIZE);
-    SLOT(resize_queue, S_RESIZE);
-    SLOT(set_on_queue_processing_start, S_ON_START);
-    SLOT(set_on_queue_processing_end, S_ON_END);
+    a->calls = calls;
+    a->run_with_iterator = w_run;
+    a->run_with_iterator_from_frame = sym[EP(RunWithIteratorFromFrame)] ? w_run_from_frame : NULL;
+    a->capabilities = sym[EP(Capabilities)] ? w_capabilities : zero_capabilities;
+#define SLOT(field, ep) a->field = sym[EP(ep)] ? w_##field : NULL
+    SLOT(next_frame, NextFrame);
+    SLOT(rewind_iterator, RewindIterator);
+    SLOT(state, State);
+    SLOT(thread_state, ThreadState);
+    SLOT(get_method_info, GetMethodInfo);
+    SLOT(get_class_info, GetClassInfo);
+    SLOT(get_class, GetClass);
+    SLOT(method_to_jmethodid, MethodToJMethodID);
+    SLOT(jmethodid_to_method, JMethodIDToMethod);
+    SLOT(register_queue, RegisterQueue);
+    SLOT(deregister_queue, DeregisterQueue);
+    SLOT(enqueue, Enqueue);
+    SLOT(get_enqueuable_element, GetEnqueuableElement);
+    SLOT(get_queue_element, GetQueueElement);
+    SLOT(get_queue_size_info, GetQueueSizeInfo);
+    SLOT(resize_queue, ResizeQueue);
+    SLOT(set_on_queue_processing_start, SetOnQueueProcessingStart);
+    SLOT(set_on_queue_processing_end, SetOnQueueProcessingEnd);
+    SLOT(get_method_id_num, GetMethodIdNum);
+    SLOT(get_method_line_number_table, GetMethodLineNumberTable);
+    SLOT(get_method_line_number, GetMethodLineNumber);
+    SLOT(get_class_id_num, GetClassIdNum);
+    SLOT(jclass_to_class, JClassToClass);
+    SLOT(class_to_jclass, ClassToJClass);
+    SLOT(register_class_unload_handler, RegisterClassUnloadHandler);
+    SLOT(deregister_class_unload_handler, DeregisterClassUnloadHandler);
+    SLOT(register_frame_mark, RegisterFrameMark);
+    SLOT(move_frame_mark, MoveFrameMark);
+    SLOT(get_frame_mark_stack_pointer, GetFrameMarkStackPointer);
+    SLOT(remove_frame_mark, RemoveFrameMark);
 #undef SLOT
     return a;
 }
@@ -107,15 +178,19 @@ const struct api *api_asgst_bind(const char **why)
 int api_asgst_symbol_count(int *found, const char **pfx)
 {
     int n = 0;
-    for (int i = 0; i < S__COUNT; i++) n += sym[i] != NULL;
+    for (int i = 0; i < ASGST_EP__COUNT; i++) n += sym[i] != NULL;
     *found = n;
     *pfx = prefix;
-    return S__COUNT;
+    return ASGST_EP__COUNT;
 }
 
 const char *api_asgst_symbol_name(int i, int *present)
 {
-    if (i < 0 || i >= S__COUNT) return NULL;
+    if (i < 0 || i >= ASGST_EP__COUNT) return NULL;
     *present = sym[i] != NULL;
     return names[i];
 }
+
+int api_asgst_symbol_optional(int i) { return i >= 0 && i < ASGST_EP__COUNT && optional_ep[i]; }
+
+const char *api_entry_point_name(int i) { return i >= 0 && i < ASGST_EP__COUNT ? names[i] : NULL; }

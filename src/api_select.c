@@ -37,8 +37,23 @@ void api_report(const struct api *api, int fd)
     for (int i = 0; i < total; i++) {
         int present;
         const char *name = api_asgst_symbol_name(i, &present);
-        if (!present) dprintf(fd, "api: missing optional %s%s\n", prefix, name);
+        dprintf(fd, "api: entry %s%s %s\n", prefix, name,
+                present ? "bound" : api_asgst_symbol_optional(i) ? "absent-optional" : "absent");
     }
+}
+
+void api_report_calls(const struct api *api, int fd)
+{
+    if (!api->calls) return;
+    char line[4096];
+    int used = snprintf(line, sizeof line, "api calls:");
+    for (int i = 0; i < ASGST_EP__COUNT && used < (int)sizeof line; i++) {
+        int present;
+        api_asgst_symbol_name(i, &present);
+        unsigned long long n = atomic_load_explicit(&api->calls[i], memory_order_relaxed);
+        if (n || present) used += snprintf(line + used, sizeof line - (size_t)used, " %s=%llu", api_entry_point_name(i), n);
+    }
+    dprintf(fd, "%s\n", line);
 }
 
 const char *asgst_code_name(int code)
@@ -54,8 +69,11 @@ const char *asgst_code_name(int code)
     case ASGST_ENQUEUE_NO_QUEUE: return "ENQUEUE_NO_QUEUE";
     case ASGST_ENQUEUE_FULL_QUEUE: return "ENQUEUE_FULL_QUEUE";
     case ASGST_ENQUEUE_OTHER_ERROR: return "ENQUEUE_OTHER_ERROR";
-    case ASGST_AGCT_NO_CLASS_LOAD: return "AGCT_NO_CLASS_LOAD";
-    case ASGST_AGCT_UNSUPPORTED: return "UNSUPPORTED";
+    case ASGST_WALKER_ERROR: return "WALKER_ERROR";
+    case ASGST_WALKER_BAD_JAVA_FRAME: return "WALKER_BAD_JAVA_FRAME";
+    case ASGST_WALKER_BAD_NATIVE_FRAME: return "WALKER_BAD_NATIVE_FRAME";
+    case ASGST_WALKER_ERROR_19: return "WALKER_ERROR_19";
+    case ASGST_WALKER_NOT_WALKABLE: return "WALKER_NOT_WALKABLE";
     default: return code > 0 ? "KIND?" : "IMPLEMENTATION_SPECIFIC";
     }
 }
@@ -63,6 +81,5 @@ const char *asgst_code_name(int code)
 const char *api_raw_code_name(const struct api *api, int raw)
 {
     if (api && api->kind == API_ASGST) return asgst_code_name(raw);
-    if (raw == ASGST_AGCT_UNSUPPORTED) return "unsupported";
     return agct_code_name(raw);
 }

@@ -50,6 +50,7 @@
  * CASE_MAX_MUTATIONS mut records. */
 #define CASE_MAX_SIZE 1024
 #define CASE_MAX_MUTATIONS 32
+#define CASE_MAX_QOPS 16
 
 enum case_entry {
 #define CASE_ENTRY(code, name, id, walks) id = code,
@@ -69,6 +70,10 @@ enum mut_kind {
 };
 enum region_id {
 #define CASE_REGION(code, name, id) id = code,
+#include "case_codes.h"
+};
+enum case_qop_code {
+#define CASE_QOP(code, name, id, handshake) id = code,
 #include "case_codes.h"
 };
 /* Options (global byte 2) are ASGST_Options bits. */
@@ -92,6 +97,9 @@ enum {
     , CASE_REC__COUNT = 0
 #define CASE_RECORD(type, name, id, count_byte, max_words) +1
 #include "case_codes.h"
+    , QOP__COUNT = 0
+#define CASE_QOP(code, name, id, handshake) +1
+#include "case_codes.h"
     , MUT__COUNT = 0
 #define CASE_KIND(code, name, id) +1
 #include "case_codes.h"
@@ -114,6 +122,12 @@ struct case_mutation {
     int64_t value;
 };
 
+/* Record type qop (1): one queue or frame-mark operation (case_codes.h). */
+struct case_qop {
+    uint8_t op;     /* enum case_qop_code */
+    int64_t value;  /* its argument */
+};
+
 struct case_prog {
     uint8_t entry;   /* enum case_entry */
     uint8_t mode;    /* enum case_mode */
@@ -126,6 +140,8 @@ struct case_prog {
      * different types do not depend on each other's order. */
     int nmut;
     struct case_mutation mut[CASE_MAX_MUTATIONS];
+    int nqop;
+    struct case_qop qop[CASE_MAX_QOPS];
 };
 
 /* Strict check. Returns 0 if well-formed; else -1 with *err_offset set to
@@ -151,6 +167,10 @@ const char *case_flag_name(int i);
 /* Whether an entry walks a stack (its raw code is the VM's answer), or
  * is a queue entry answering an ASGST code. */
 int case_entry_walks(int entry);
+/* qop codes: name, parse (-1 if unknown), whether done at the handshake. */
+const char *case_qop_name(int op);
+int case_qop_parse(const char *s);
+int case_qop_at_handshake(int op);
 int case_entry_parse(const char *s);
 int case_mode_parse(const char *s);
 int case_kind_parse(const char *s);

@@ -56,6 +56,32 @@ CASE_FLAG(2, method_info, CASE_FLAG_METHOD_INFO)
 #define CASE_RECORD(type, name, id, count_byte, max_words)
 #endif
 CASE_RECORD(0, mut, CASE_REC_MUT, -1, 0)
+CASE_RECORD(1, qop, CASE_REC_QOP, -1, 0)
+
+/* CASE_QOP(code, name, C identifier, handshake): what a qop record does,
+ * after the case's entry call, to the target thread's queue or frame mark.
+ * handshake = 0: signal safe, done in the signal handler right after the
+ * call; 1: not signal safe, done at the thread's next queue handler (the
+ * handshake). The record's value is the op's argument (see FORMAT.md). */
+#ifndef CASE_QOP
+#define CASE_QOP(code, name, id, handshake)
+#endif
+CASE_QOP(0, enqueue, QOP_ENQUEUE, 0)
+CASE_QOP(1, enqueue_foreign, QOP_ENQUEUE_FOREIGN, 0)
+CASE_QOP(2, get_element, QOP_GET_ELEMENT, 0)
+CASE_QOP(3, size_info, QOP_SIZE_INFO, 0)
+CASE_QOP(4, resize, QOP_RESIZE, 0)
+CASE_QOP(5, mark_get_sp, QOP_MARK_GET_SP, 0)
+CASE_QOP(6, set_start, QOP_SET_START, 1)
+CASE_QOP(7, set_end, QOP_SET_END, 1)
+CASE_QOP(8, clear_start, QOP_CLEAR_START, 1)
+CASE_QOP(9, clear_end, QOP_CLEAR_END, 1)
+CASE_QOP(10, deregister, QOP_DEREGISTER, 1)
+CASE_QOP(11, reregister, QOP_REREGISTER, 1)
+CASE_QOP(12, mark_register, QOP_MARK_REGISTER, 1)
+CASE_QOP(13, mark_move, QOP_MARK_MOVE, 1)
+CASE_QOP(14, mark_remove, QOP_MARK_REMOVE, 1)
+CASE_QOP(15, past_end, QOP_PAST_END, 1)
 
 /* CASE_KIND(code, name, C identifier): what a mut record does to its register. */
 #ifndef CASE_KIND
@@ -147,6 +173,7 @@ CASE_REG_AARCH64(32, x28, -, regs[28])
 #undef CASE_OPTION
 #undef CASE_FLAG
 #undef CASE_RECORD
+#undef CASE_QOP
 #undef CASE_KIND
 #undef CASE_REGION
 #undef CASE_REG_X86_64

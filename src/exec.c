@@ -3,13 +3,17 @@
 #include "arch.h"
 #include "exec.h"
 #include "inflight.h"
+#include "info_calls.h"
 #include "mutate.h"
+#include "qops.h"
 
 struct call {
     const struct exec_ctx *cx;
     const struct case_prog *p;
     ucontext_t *uc;
     struct exec_outcome *out;
+    uint64_t seed; /* from the case bytes: the info-call variants */
+    int slot;      /* the target thread's registry slot, -1 if unknown */
 };
 
 static int walk(struct call *c, ASGST_Iterator *it, int keep)
@@ -17,27 +21,26 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
     const struct api *api = c->cx->api;
     ASGST_Frame f;
     int n = 0, rc;
-    while (n < 65536 && (rc = api->next_frame(it, &f)) == 1) {
+    while (n < 65536 && (c->out->last_vm = rc = api->next_frame(it, &f)) == 1) {
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
-        if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && api->get_method_info) {
-            char name[128], sig[256], gen[64];
-            ASGST_MethodInfo mi = {0};
-            mi.method_name = name, mi.method_name_length = sizeof name;
-            mi.signature = sig, mi.signature_length = sizeof sig;
-            mi.generic_signature = gen, mi.generic_signature_length = sizeof gen;
-            api->get_method_info(f.method, &mi);
-            if (api->get_class) (void)api->get_class(f.method);
-        }
+        /* Info calls on the first frames only: each is a round of ten
+         * calls, and deeper frames add no new argument shapes. */
+        if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && n <= 4)
+            info_calls_method(api, f.method, f.bci, c->seed + (uint64_t)n);
     }
     if (rc < 0) c->out->walk_error = rc;
+    /* Past the end: the prototype must keep answering, not walk on. */
+    if (rc == 0) (void)api->next_frame(it, &f);
+    if (api->state) (void)api->state(it);
     return n;
 }
 
 static void on_iterator(ASGST_Iterator *it, void *arg)
 {
     struct call *c = arg;
+    if (c->cx->api->thread_state) (void)c->cx->api->thread_state();
     c->out->frames = walk(c, it, 1);
     if ((c->p->flags & CASE_FLAG_REWIND) && c->cx->api->rewind_iterator) {
         c->cx->api->rewind_iterator(it);
@@ -45,7 +48,31 @@ static void on_iterator(ASGST_Iterator *it, void *arg)
     }
 }
 
-static void unsupported(struct exec_outcome *out) { out->ret = out->raw = ASGST_AGCT_UNSUPPORTED; }
+static void unsupported(struct exec_outcome *out) { out->fw = EXEC_UNBOUND; }
+
+const char *exec_fw_name(int fw)
+{
+    static const char *const names[EXEC_FW__COUNT] = {"reached", "unbound", "no_queue", "fault", "nested",
+                                                      "guard_full"};
+    return fw >= 0 && fw < EXEC_FW__COUNT ? names[fw] : "?";
+}
+
+int exec_entry_to_run(const struct exec_ctx *cx, int entry)
+{
+    const struct api *api = cx->api;
+    switch (entry) {
+    case ENTRY_RUN_WITH_ITERATOR_FROM_FRAME:
+        return api->run_with_iterator_from_frame ? entry : ENTRY_RUN_WITH_ITERATOR;
+    case ENTRY_ENQUEUE:
+        if (api->enqueue && cx->queue) return entry;
+        /* No queue here: the element Enqueue would have stored. */
+        return api->get_enqueuable_element ? ENTRY_GET_ENQUEUABLE_ELEMENT : ENTRY_RUN_WITH_ITERATOR;
+    case ENTRY_GET_ENQUEUABLE_ELEMENT:
+        return api->get_enqueuable_element ? entry : ENTRY_RUN_WITH_ITERATOR;
+    default:
+        return ENTRY_RUN_WITH_ITERATOR;
+    }
+}
 
 static void do_call(void *arg)
 {
@@ -53,7 +80,7 @@ static void do_call(void *arg)
     const struct api *api = c->cx->api;
     struct exec_outcome *out = c->out;
     int opts = c->p->options;
-    switch (c->p->entry) {
+    switch (out->entry) {
     case ENTRY_RUN_WITH_ITERATOR:
         out->ret = api->run_with_iterator(c->uc, opts, on_iterator, c, &out->raw);
         break;
@@ -64,7 +91,11 @@ static void do_call(void *arg)
             (void *)*arch_reg_slot(c->uc, ARCH_REG_PC), opts, on_iterator, c, &out->raw);
         break;
     case ENTRY_ENQUEUE:
-        if (!api->enqueue || !c->cx->queue) return unsupported(out);
+        if (!api->enqueue) return unsupported(out);
+        if (!c->cx->queue) {
+            out->fw = EXEC_NO_QUEUE;
+            return;
+        }
         out->ret = out->raw = api->enqueue(c->cx->queue, c->uc, (void *)c->cx->case_bytes);
         break;
     default: {
@@ -74,6 +105,8 @@ static void do_call(void *arg)
         break;
     }
     }
+    out->last_vm = out->ret;
+    if (c->p->nqop) qops_run_signal(api, c->slot, c->p, c->uc, c->cx->case_bytes, c->cx->case_len);
 }
 
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
@@ -86,9 +119,25 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->region_hits = mutate_apply(p, &uc, self);
     inflight_store(cx->case_bytes, cx->case_len);
 
-    struct guard_call gc = {cx->api->name, case_entry_name(p->entry), cx->mode, cx->case_bytes, cx->case_len};
-    struct call c = {cx, p, &uc, out};
+    /* The thread's current queue, if a harness keeps it in qops (a qop may
+     * have replaced the one the harness knows). */
+    int slot = self ? threads_slot(self) : -1;
+    struct exec_ctx here = *cx;
+    ASGST_Queue *current = qops_queue(slot);
+    if (current) here.queue = current;
+    cx = &here;
+    out->entry = exec_entry_to_run(cx, p->entry);
+    out->substituted = out->entry != p->entry;
+    struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
+    uint64_t seed = 0xcbf29ce484222325ULL; /* FNV-1a */
+    for (size_t i = 0; i < cx->case_len; i++) seed = (seed ^ cx->case_bytes[i]) * 0x100000001b3ULL;
+    struct call c = {cx, p, &uc, out, seed, slot};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
+    out->last_vm = EXEC_NO_VM_CODE;
+    gc.last_vm = &out->last_vm;
     out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
+    if (out->guard_rc > 0) out->fw = EXEC_FAULT;
+    else if (out->guard_rc == GUARD_NESTED) out->fw = EXEC_NESTED;
+    else if (out->guard_rc == GUARD_FULL) out->fw = EXEC_GUARD_FULL;
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(0);
 }

@@ -39,6 +39,7 @@ struct guard_call {
     const char *mode;    /* "signal", "thread", "queue", "direct" */
     const uint8_t *case_bytes;
     size_t case_len;
+    const int *last_vm; /* optional: the last value the VM returned before the fault (INT_MIN: none) */
 };
 
 struct guard_fault {

@@ -1,6 +1,7 @@
 /* Crash record writer (see record.h and docs/crash-record.md). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h> /* rename(2), async-signal-safe */
 #include <time.h>
@@ -221,6 +222,12 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     sb_str(&b, or_unknown(c ? c->mode : 0));
     sb_str(&b, "\nkey: ");
     key_hex(&b, key);
+    /* The framework's verdict, apart from anything the VM returned: the
+     * prototype's own codes include -17 and -18, so a bare number could be
+     * read either way. */
+    sb_str(&b, "\noutcome: fault\nvm_last: ");
+    if (c && c->last_vm && *c->last_vm != INT_MIN) sb_dec(&b, *c->last_vm);
+    else sb_str(&b, "none");
     sb_str(&b, "\nsignal: ");
     sb_dec(&b, ri->sig);
     sb_chr(&b, ' ');

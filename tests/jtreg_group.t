@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 command -v jtreg > /dev/null || { echo "not ok 1 - jtreg missing: run 'make deps' (Debian jtreg7)"; exit 1; }
 standin=$PWD/$BUILD/tests/libstandin_crash.so
-title="SIGSEGV in standin_read_caller_frame < ASGST_RunWithIterator"
+title="SIGSEGV in standin_read_caller_frame"   # the API entry is context, not title
 test=asgst_fuzz/SignalModeWalks.java
 jt() { make --no-print-directory jtreg JDK="$JAVA_HOME" JTREG_TESTS=$test JTREG_SECONDS=4 JTREG_OUT="$d/$1" "${@:2}"; }
 

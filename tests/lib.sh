@@ -41,7 +41,10 @@ AGENT="$BUILD/lib/libasgfagent.so"
 run_stress() {
   local out=$1 opts=$2 scen=$3 secs=$4 threads=${5:-2}
   mkdir -p "$out"
-  timeout $((secs + 60)) "$JAVA" -XX:ErrorFile="$out/hs_err_pid%p.log" \
+  # the redefine scenario needs its java.lang.instrument agent, as stress/run gives it
+  local extra=()
+  [ "$scen" = redefine ] && extra=("-javaagent:$BUILD/stress/redefine-agent.jar")
+  timeout $((secs + 60)) "$JAVA" "${extra[@]}" -XX:ErrorFile="$out/hs_err_pid%p.log" \
     "-agentpath:$AGENT=out=$out,threads=asgst-worker-*,stats=0,$opts" \
     -Dasgst.stress.native="$BUILD/lib/libstressnative.so" -cp "$BUILD/stress/classes" \
     asgstfuzz.stress.Main --scenario "$scen" --threads "$threads" --duration "${secs}s" --quiet > "$out/log" 2>&1

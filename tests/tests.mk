@@ -14,7 +14,15 @@ $(BUILD)/tests/signal_floor: tests/c/signal_floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -lpthread -o $@
 
-TEST_BINS := $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+$(BUILD)/tests/asgst_abi_print: tests/c/asgst_abi_print.c $(CORE_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< $(TEST_LIBS) -o $@
+
+$(BUILD)/tests/fake_proto_test: tests/c/fake_proto_test.c tests/c/tap.h src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $< -ldl -o $@
+
+TEST_BINS := $(BUILD)/tests/fake_proto_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
@@ -30,11 +38,27 @@ $(BUILD)/tests/libfake_jfrll.so: tests/jvm/fake_asgst.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ $< -o $@
 
+# The whole-API stand-in: ASGST_ with every entry point, and the newest
+# snapshot's shape (JFRLL_, without the two optional ones).
+$(BUILD)/tests/libfake_proto.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ $< -lpthread -o $@
+
+$(BUILD)/tests/libfake_proto_newest.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ -DNEWEST $< -lpthread -o $@
+
+# ... and with three planted lifecycle bugs (tests/asgst_lifecycle.t).
+$(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS $< -lpthread -o $@
+
 $(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
 	@mkdir -p $(dir $@)
 	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
 
 TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
+	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so $(BUILD)/tests/libfake_proto_bugs.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
 
 # A stand-in VM build with one walker bug reachable from three entry points

@@ -8,6 +8,7 @@ import shlex
 import time
 
 from .util import hms, iso, read_json, si, write_json, write_text
+from . import scan
 
 VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
                    ('hung', '#8a4fbf'), ('not-run', '#999999'), ('interrupted', '#cccccc'))
@@ -144,7 +145,12 @@ def build(out, cfg, state, specs, jobs, java_version=''):
         for a in j['attempts']:
             totals['attempts'] += 1
             verdicts[a['verdict']] = verdicts.get(a['verdict'], 0) + 1
-    totals.update({'outcomes': outcomes, 'verdicts': verdicts, 'hosts': hosts,
+    calls = {}
+    for j in jobs:
+        for a in j['attempts']:
+            for k, v in scan.api_calls(a['dir']).items():
+                calls[k] = calls.get(k, 0) + v
+    totals.update({'outcomes': outcomes, 'verdicts': verdicts, 'hosts': hosts, 'api_calls': calls,
                    'restarts': sum(max(0, len(j['attempts']) - 1) for j in jobs),
                    'buckets': (triage or {}).get('totals', {}).get('buckets', 0),
                    'new_buckets': (triage or {}).get('totals', {}).get('new', 0)})
@@ -212,6 +218,10 @@ def markdown(doc):
         lines.append('| %s | %s | %s | %s | %s |' % (
             j['id'], _md(_short_host(j.get('host'))), j['outcome'],
             _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
+    calls = t.get('api_calls') or {}
+    if calls:
+        lines += ['', '## ASGST entry points called', '', '| entry point | calls |', '|---|---|']
+        lines += ['| %s | %s |' % (k, si(v)) for k, v in sorted(calls.items())]
     lines += ['']
     tri = doc.get('triage')
     if tri:
@@ -374,6 +384,12 @@ def html_page(doc):
                  % (_e(j['outcome'].split()[0]), _e(j['id']), _e(_short_host(j.get('host'))), _e(j['outcome']),
                     _e(' '.join(a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
     p.append('</tbody></table></details>')
+    calls = t.get('api_calls') or {}
+    if calls:
+        p.append('<h2>ASGST entry points called</h2><table id="api-calls"><thead><tr><th>entry point</th>'
+                 '<th>calls</th></tr></thead><tbody>')
+        p += ['<tr><td>%s</td><td class="num">%s</td></tr>' % (_e(k), si(v)) for k, v in sorted(calls.items())]
+        p.append('</tbody></table>')
     tri = doc.get('triage') or {}
     if tri.get('buckets'):
         p.append('<h2>Buckets: where from</h2><table id="bucket-sources"><thead><tr><th>bucket</th><th>found by</th>'

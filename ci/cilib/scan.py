@@ -13,6 +13,7 @@ WALKS_RE = re.compile(r'walks=(\d+)')
 LF_EXECS_RE = re.compile(r'^#(\d+)\s', re.M)
 LF_FINAL_RE = re.compile(r'^stat::number_of_executed_units:\s*(\d+)', re.M)
 AFL_EXECS_RE = re.compile(r'^execs_done\s*:\s*(\d+)', re.M)
+API_CALLS_RE = re.compile(r'^api calls:(.*)$', re.M)   # agent and fuzzers, at exit
 
 VERDICTS = ('clean', 'faults', 'crashed', 'hung', 'not-run', 'interrupted')
 
@@ -41,6 +42,19 @@ def live_execs(attempt_dir):
         base = read_int(os.path.join(attempt_dir, 'execs_base'))
         return max(0, int(m[-1]) - base)
     return 0
+
+
+def api_calls(attempt_dir):
+    """Calls per ASGST entry point an attempt printed at exit ({} if none):
+    the last 'api calls:' line of its agent log and of its fuzzer log."""
+    total = {}
+    for name in ('log', 'fuzzer.log'):
+        m = API_CALLS_RE.findall(tail(os.path.join(attempt_dir, name), 65536))
+        for item in (m[-1].split() if m else []):
+            k, _, v = item.partition('=')
+            if v.isdigit():
+                total[k] = total.get(k, 0) + int(v)
+    return total
 
 
 def read_int(path):

@@ -48,6 +48,11 @@ def main():
         for g, gn in enumerate(case.REGIONS):
             add('m_%s_%s' % (rn, gn), bytes([r, case.KINDS.index('region'), g, mut]))
     out.append('')
+    out.append('# qop records: operation, 0, 0, record type')
+    qop = case.RECORD_LAYOUT['qop']['type']
+    for o, on in enumerate(case.QOPS):
+        add('q_%s' % on, bytes([o, 0, 0, qop]))
+    out.append('')
     out.append('# values (i64 little endian): small deltas, frame and page sizes, their negatives')
     for v in [1, 3, 7, 8, 16, 0x18, 0x20, 0x30, 0x40, 0x80, 0x100, 0x1000, 0x2000, 0x10000, 0x100000]:
         add('v_%#x' % v, struct.pack('<q', v))

@@ -32,6 +32,7 @@ V1_MAX_RECORDS = 16
 V1_MAX_SIZE = HEADER + GLOBAL + V1_MAX_RECORDS * RECORD      # 208
 MAX_SIZE = 1024          # version 2 (CASE_MAX_SIZE)
 MAX_MUT = 32             # mut records in one program (CASE_MAX_MUTATIONS)
+MAX_QOP = 16             # qop records in one program (CASE_MAX_QOPS)
 V1_SIZES = {'entry': 4, 'mode': 3, 'kind': 3, 'region': 11}  # frozen: version 1 decodes modulo these
 
 
@@ -63,6 +64,7 @@ MODES = _dense(CODES['CASE_MODE'], 'mode')
 KINDS = _dense(CODES['CASE_KIND'], 'kind')
 REGIONS = _dense(CODES['CASE_REGION'], 'region')
 RECORD_TYPES = _dense(CODES['CASE_RECORD'], 'record type')
+QOPS = _dense(CODES['CASE_QOP'], 'queue operation')
 RECORD_LAYOUT = {r[1]: {'type': r[0], 'count_byte': r[3], 'max_words': r[4]} for r in CODES['CASE_RECORD']}
 OPTION_NAMES = [r[1] for r in CODES['CASE_OPTION']]
 FLAG_NAMES = [r[1] for r in CODES['CASE_FLAG']]
@@ -140,10 +142,37 @@ class Mutation:
         return Mutation(reg, kind, 0, _signed64(_num(args[2], kind == 1)))
 
 
+@dataclass
+class QueueOp:
+    """Record type qop: a queue or frame-mark operation after the entry call, and its argument."""
+    op: int = 0
+    value: int = 0          # signed 64-bit
+
+    def pack(self):
+        return struct.pack('<BBBBq', self.op & 0xff, 0, 0, RECORD_LAYOUT['qop']['type'], _signed64(self.value))
+
+    def text(self):
+        return 'qop %s %d' % (_name(QOPS, self.op), _signed64(self.value))
+
+    @staticmethod
+    def check(head, words, nregs):
+        if head[0] >= len(QOPS):
+            return None, (0, 'unknown queue operation')
+        if head[1] or head[2]:
+            return None, (1 if head[1] else 2, 'reserved byte of a qop record is not 0')
+        return QueueOp(head[0], struct.unpack_from('<q', head, 4)[0]), None
+
+    @staticmethod
+    def parse(args):
+        if len(args) != 2:
+            raise CaseError('qop OP VALUE')
+        return QueueOp(_lookup(QOPS, args[0], 'queue operation'), _signed64(_num(args[1], True)))
+
+
 # Record types: name -> (Case attribute holding its records, class with check/parse,
 # the most a program holds). A type in src/case_codes.h without an entry here makes
 # tests/core_case_codes.t fail.
-RECORD_HANDLERS = {'mut': ('muts', Mutation, MAX_MUT)}
+RECORD_HANDLERS = {'mut': ('muts', Mutation, MAX_MUT), 'qop': ('qops', QueueOp, MAX_QOP)}
 
 
 @dataclass
@@ -155,6 +184,7 @@ class Case:
     depth: int = 0
     flags: int = 0
     muts: List[Mutation] = field(default_factory=list)
+    qops: List[QueueOp] = field(default_factory=list)
     version: int = VERSION  # a decoded file keeps its version, so encode() gives its bytes back
     dropped: int = 0        # canonical(): out-of-range fields and records left out
 
@@ -185,7 +215,7 @@ class Case:
         return out
 
     def copy(self):
-        return replace(self, muts=[replace(m) for m in self.muts])
+        return replace(self, muts=[replace(m) for m in self.muts], qops=[replace(q) for q in self.qops])
 
     def canonical(self, nregs=len(REGS)):
         """The same program as the total decoder (case_decode) reads it, as a version 2
@@ -214,6 +244,12 @@ class Case:
                 c.dropped += 1
             else:
                 c.muts.append(good)
+        for q in self.qops:
+            good, _ = QueueOp.check(q.pack(), [], nregs)
+            if good is None or len(c.qops) == MAX_QOP:
+                c.dropped += 1
+            else:
+                c.qops.append(good)
         return c
 
     def text(self):

@@ -40,30 +40,8 @@ def detect(head_text):
 
 def _read(lines, i):
     """Frames from lines[i:], up to the first line that is not one; (frames, next, notes)."""
-    out, notes = [], set()
-    while i < len(lines):
-        s = lines[i].strip()
-        if not s:
-            break
-        if s.startswith('...') and 'more frames' in s:
-            notes.add('more-frames')
-            i += 1
-            continue
-        if s.startswith('[error occurred during error reporting'):
-            notes.add('secondary-error')
-            i += 1
-            continue
-        fr = parse_hserr.parse_frame(s)
-        if fr is None:
-            break
-        i += 1
-        if parse_hserr.is_terminator(fr):
-            break
-        if len(out) < MAX_FRAMES:
-            out.append(fr)
-        else:
-            notes.add('frames-capped')
-    return out, i, notes
+    frames, i, notes, _ = parse_hserr.read_frames(lines, i)
+    return frames, i, notes
 
 
 def _frame_lists(lines):

@@ -144,38 +144,50 @@ def _parse_time(m):
         return None
 
 
-def _read_frames(lines, i, rep, into):
-    """Read frame lines from lines[i:] into `into`; return the next index."""
-    n = len(lines)
+def read_frames(lines, i):
+    """Frame lines from lines[i:]; (frames, next index, notes, bad).
+
+    Stops at a blank line, a section heading, a walk terminator or the first
+    line that is no frame; `bad` says it was the last kind. Shared by hs_err
+    files and pasted fragments, which differ only in what a bad line means."""
+    out, notes, n = [], set(), len(lines)
     while i < n:
-        line = lines[i]
-        s = line.strip()
-        if not s:
+        s = lines[i].strip()
+        if not s or s.startswith(SECTION_ENDS):
             break
         if s.startswith('...') and 'more frames' in s:
-            rep.flag('more-frames')
+            notes.add('more-frames')
             i += 1
             continue
         if s.startswith('[error occurred during error reporting'):
-            rep.flag('secondary-error')
+            notes.add('secondary-error')
             i += 1
             continue
-        if s.startswith(SECTION_ENDS):
-            break
         fr = parse_frame(s)
         if fr is None:
-            if i == n - 1 and 'truncated' in rep.flags:
-                break            # the last, partial line of a cut file
-            rep.flag('corrupted')
-            break
-        if is_terminator(fr):
-            i += 1
-            break
-        if len(into) < MAX_FRAMES:
-            into.append(fr)
-        else:
-            rep.flag('frames-capped')
+            return out, i, notes, True
         i += 1
+        if is_terminator(fr):
+            break
+        if len(out) < MAX_FRAMES:
+            out.append(fr)
+        else:
+            notes.add('frames-capped')
+    return out, i, notes, False
+
+
+def _read_frames(lines, i, rep, into):
+    """Read frame lines from lines[i:] into `into`; return the next index."""
+    frames, i, notes, bad = read_frames(lines, i)
+    for note in sorted(notes):
+        rep.flag(note)
+    room = MAX_FRAMES - len(into)
+    if len(frames) > room:
+        rep.flag('frames-capped')
+    into.extend(frames[:max(room, 0)])
+    # the last, partial line of a cut file is expected; any other non-frame line is not
+    if bad and not (i == len(lines) - 1 and 'truncated' in rep.flags):
+        rep.flag('corrupted')
     return i
 
 

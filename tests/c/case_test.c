@@ -241,6 +241,34 @@ static void text_errors(void)
     }
 }
 
+/* Record type qop: text and binary round trip, strict and total readers. */
+static void qop_records(void)
+{
+    struct case_prog p, q;
+    char err[200];
+    int rc = case_parse_text("asgf-case 1\nentry enqueue\nmode queue\nmut sp delta -0x8\n"
+                             "qop resize -1\nqop mark_move -2\nqop enqueue_foreign 3\n", &p, err, sizeof err);
+    CHECK(rc == 0 && p.nqop == 3 && p.qop[0].op == QOP_RESIZE && p.qop[0].value == -1 && p.qop[1].op == QOP_MARK_MOVE &&
+              p.nmut == 1,
+          "qop lines parse (%s)", rc ? err : "ok");
+    uint8_t b[CASE_MAX_SIZE];
+    size_t len = case_encode(&p, b), off = 0;
+    const char *why = "";
+    case_decode(b, len, arch_reg_count(), &q);
+    CHECK(case_validate(b, len, &off, &why) == 0 && q.nqop == 3 && q.qop[2].op == QOP_ENQUEUE_FOREIGN &&
+              q.qop[2].value == 3 && q.qop[1].value == -2,
+          "qop records round-trip through the binary form");
+    CHECK(case_qop_at_handshake(QOP_MARK_MOVE) && !case_qop_at_handshake(QOP_RESIZE), "where each op runs");
+    size_t at = len - 2 * CASE_RECORD_SIZE; /* the second qop record */
+    b[at] = QOP__COUNT;
+    expect_invalid(b, len, at, "a qop record with an unknown operation");
+    case_decode(b, len, arch_reg_count(), &q);
+    CHECK(q.nqop == 2 && q.dropped == 1, "the total decoder drops it and counts it (nqop %d, dropped %d)", q.nqop,
+          q.dropped);
+    rc = case_parse_text("asgf-case 1\nqop fly 0\n", &p, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "unknown queue operation 'fly'"), "an unknown op in text is named: %s", err);
+}
+
 int main(void)
 {
     text_round_trip();
@@ -250,5 +278,6 @@ int main(void)
     version1_compatibility();
     version2_codes();
     text_errors();
+    qop_records();
     return TAP_DONE();
 }
