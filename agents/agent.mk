@@ -10,8 +10,9 @@ $(AGENT_LIB): $(AGENT_SRC) $(wildcard agents/*.h) $(CORE_LIB)
 agent: $(AGENT_LIB)
 
 # The agent's option checker as a program (presets use it): build/bin/asgf-agent-options
-$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent_options.c agents/agent.h $(CORE_LIB)
+# loads the agent library and calls its own parser.
+$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent.h $(AGENT_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -Iagents agents/tools/check_options.c agents/agent_options.c $(CORE_LIB) -ldl -lpthread -o $@
+	$(CC) $(CORE_CFLAGS) -Iagents $< -ldl -o $@
 
 agent: $(BUILD)/bin/asgf-agent-options

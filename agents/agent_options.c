@@ -185,6 +185,7 @@ static const struct {
 } mode_only[] = {
     {"queue_size", 1u << MODE_QUEUE},
     {"verify", 1u << MODE_QUEUE},
+    {"queue_ops", 1u << MODE_QUEUE},
     {"suspend", 1u << MODE_THREAD},
     {"timer", 1u << MODE_SIGNAL | 1u << MODE_QUEUE},
 };
