@@ -43,6 +43,15 @@ ok $? "premerge on a fake JDK: exit 3, not passed (rc $rc: $(grep -m1 '^premerge
 stress/run --scenario spin --time 1s --java-home "$d/fakejdk" --out "$d/st-fake" >"$d/st-fake.out" 2>&1; rc=$?
 [ $rc = 4 ] && grep -q 'not run (no agent summary)' "$d/st-fake.out"; ok $? "stress/run on a fake JDK: not run, exit 4 (rc $rc)"
 
+# 2b. --out: the user's own directory, or a regular file, is refused before anything is written.
+mkdir -p "$d/userdir"; echo mine >"$d/userdir/notes.txt"; echo mine >"$d/userfile"
+ci/premerge --preset "$d/one.preset" --out "$d/userdir" --no-build -q >"$d/u1.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'is not empty and holds no campaign' "$d/u1.out" && [ "$(ls "$d/userdir")" = notes.txt ]
+ok $? "premerge --out holding the user's files: exit 2, nothing written there ($(cat "$d/u1.out"))"
+ci/campaign --preset "$d/one.preset" --out "$d/userfile" --dry-run --no-build -q >"$d/u2.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'exists and is not a directory' "$d/u2.out" && [ "$(cat "$d/userfile")" = mine ]
+ok $? "campaign --out naming a regular file: exit 2 ($(cat "$d/u2.out"))"
+
 # 3. --resume with damaged state: named, exit 2.
 ci/campaign --preset "$d/one.preset" --out "$d/camp" --dry-run --no-build -q >/dev/null 2>&1
 cp "$d/camp/state.json" "$d/state.good"

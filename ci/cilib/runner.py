@@ -35,6 +35,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXIT_DONE, EXIT_NOT_RUN, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, EXIT_UNTESTED, EXIT_UNTESTED, 130
 
 
+# What a campaign directory may hold before the campaign is created: ci/premerge
+# writes its known list and outputs there, and its base/patched sides.
+OWN_NAMES = {'known-empty.txt', 'junit.xml', 'summary.md', 'base', 'patched', 'campaign.log'}
+
+
 class NothingToRun(Exception):
     """The campaign would run no job (budget below one attempt): exit 3."""
 
@@ -110,6 +115,15 @@ class Campaign:
         if os.path.exists(self.path('campaign.json')):
             raise UsageError('%s already holds a campaign: use --resume to continue it, '
                              'or another --out' % self.out)
+        if os.path.lexists(self.out) and not os.path.isdir(self.out):
+            raise UsageError("--out '%s' exists and is not a directory" % self.out)
+        if os.path.isdir(self.out):
+            # The user's own files would be mixed with (or overwritten by) the campaign's.
+            foreign = sorted(n for n in os.listdir(self.out) if n not in OWN_NAMES)
+            if foreign:
+                raise UsageError("--out '%s' is not empty and holds no campaign (it holds %s): give an "
+                                 "empty or new directory" % (self.out, ', '.join("'%s'" % n for n in foreign[:3])
+                                                              + (' ...' if len(foreign) > 3 else '')))
         os.makedirs(self.path('results', 'jobs'), exist_ok=True)
         os.makedirs(self.path('work'), exist_ok=True)
         camp = preset['campaign']
