@@ -43,6 +43,23 @@ ok $? "premerge on a fake JDK: exit 3, not passed (rc $rc: $(grep -m1 '^premerge
 stress/run --scenario spin --time 1s --java-home "$d/fakejdk" --out "$d/st-fake" >"$d/st-fake.out" 2>&1; rc=$?
 [ $rc = 4 ] && grep -q 'not run (no agent summary)' "$d/st-fake.out"; ok $? "stress/run on a fake JDK: not run, exit 4 (rc $rc)"
 
+# Jobs that "ran" clean with 0 walks or executions (what a java that only prints a
+# version looks like to the campaign) do not pass the pre-merge check.
+mkdir -p "$d/zero"
+python3 - "$d/zero" >"$d/zero.out" 2>&1 <<'PY'; rc=$?
+import argparse, importlib.machinery, json, os, sys
+out = sys.argv[1]
+pm = importlib.machinery.SourceFileLoader('premerge', 'ci/premerge').load_module()
+json.dump({'plan': [{'id': '01-x', 'desc': 'x', 'jobs': 1, 'verdicts': {'clean': 1}}],
+           'jobs': [{'id': 'r001-01-x', 'spec': '01-x', 'outcome': 'clean', 'execs': 0,
+                     'attempts': [{'verdict': 'clean', 'secs': 5, 'dir': 'a'}]}],
+           'triage': {'buckets': []}}, open(os.path.join(out, 'report.json'), 'w'))
+args = argparse.Namespace(junit=None, summary=None)
+sys.exit(pm.verdict(args, out, 0))
+PY
+[ $rc = 3 ] && grep -q 'tested nothing: 1 job(s) ran 0 walks or executions' "$d/zero.out"
+ok $? "premerge verdict: clean jobs with 0 walks/execs exit 3 (rc $rc: $(grep -m1 '^premerge:' "$d/zero.out"))"
+
 # 2b. --out: the user's own directory, or a regular file, is refused before anything is written.
 mkdir -p "$d/userdir"; echo mine >"$d/userdir/notes.txt"; echo mine >"$d/userfile"
 ci/premerge --preset "$d/one.preset" --out "$d/userdir" --no-build -q >"$d/u1.out" 2>&1; rc=$?
