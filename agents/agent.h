@@ -51,6 +51,9 @@ extern const struct api *agent_api;
 /* agent_options.c */
 int agent_options_parse(const char *text, struct agent_config *cfg, char *err, size_t errlen);
 void agent_options_help(int fd);
+/* Checks the parsed options as a whole (options that do not apply to the
+ * mode, out= not a directory): 0, or -1 with one message naming the options. */
+int agent_options_verify(const char *text, const struct agent_config *cfg, char *err, size_t errlen);
 
 #include "exec.h"
 #define VERIFY_FRAMES 16

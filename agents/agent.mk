@@ -13,3 +13,11 @@ $(AGENT_LIB): $(AGENT_SRC) $(wildcard agents/*.h) $(BUILD)/gen/oracle_rules.inc 
 
 .PHONY: agent
 agent: $(AGENT_LIB)
+
+# The agent's option checker as a program (presets use it): build/bin/asgf-agent-options
+# loads the agent library and calls its own parser.
+$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent.h $(AGENT_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CORE_CFLAGS) -Iagents $< -ldl -o $@
+
+agent: $(BUILD)/bin/asgf-agent-options

@@ -1,7 +1,9 @@
 /* The agent's options: one table gives keys, help and setters. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "agent.h"
 #include "case.h"
 #include "options.h"
@@ -185,7 +187,45 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
         .queue_size = 64, .suspend = 1, .max_records = 10000, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .queue_ops = QOPS_ALL,
     };
-    return options_parse(text, defs, cfg, err, errlen);
+    if (options_parse(text, defs, cfg, err, errlen)) return -1;
+    return agent_options_verify(text, cfg, err, errlen);
+}
+
+/* Options that only one mode reads: given with another mode they would be
+ * ignored, and the run would not test what the command line says. */
+static const struct {
+    const char *key;
+    unsigned modes; /* bit per enum case_mode */
+} mode_only[] = {
+    {"queue_size", 1u << MODE_QUEUE},
+    {"verify", 1u << MODE_QUEUE},
+    {"queue_ops", 1u << MODE_QUEUE},
+    {"suspend", 1u << MODE_THREAD},
+    {"timer", 1u << MODE_SIGNAL | 1u << MODE_QUEUE},
+};
+
+int agent_options_verify(const char *text, const struct agent_config *cfg, char *err, size_t errlen)
+{
+    int mode_at = options_given(text, "mode");
+    char mode_text[48];
+    if (mode_at) snprintf(mode_text, sizeof mode_text, "option %d \"mode=%s\"", mode_at, case_mode_name(cfg->mode));
+    else snprintf(mode_text, sizeof mode_text, "the default mode=%s", case_mode_name(cfg->mode));
+    for (size_t i = 0; i < sizeof mode_only / sizeof *mode_only; i++) {
+        int at = options_given(text, mode_only[i].key);
+        if (at && !(mode_only[i].modes & (1u << cfg->mode))) {
+            snprintf(err, errlen, "option %d \"%s\" does not apply with %s: no walk would read it", at,
+                     mode_only[i].key, mode_text);
+            return -1;
+        }
+    }
+    /* out= must be a directory (or not exist yet: the agent creates it). A
+     * regular file there would make every record fail while the run "passes". */
+    struct stat st;
+    if (!stat(cfg->out, &st) && !S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "option %d \"out=%s\": not a directory", options_given(text, "out"), cfg->out);
+        return -1;
+    }
+    return 0;
 }
 
 void agent_options_help(int fd) { options_help(defs, fd); }

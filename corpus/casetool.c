@@ -11,9 +11,12 @@
  * exit 1 on bad input, 2 on bad usage.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "arch.h"
 #include "case.h"
 
@@ -27,9 +30,23 @@ static int usage(void)
 /* Reads at most max bytes; sets *truncated if the file is longer. */
 static long read_file(const char *path, char *buf, long max, int *too_long)
 {
-    FILE *f = fopen(path, "rb");
+    /* O_NONBLOCK: a FIFO or device given by mistake is refused, not waited on. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st)) {
+        fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        if (fd >= 0) close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fprintf(stderr, "%s: not a regular file\n", path);
+        close(fd);
+        return -1;
+    }
+    FILE *f = fdopen(fd, "rb");
     if (!f) {
         fprintf(stderr, "%s: %s\n", path, strerror(errno));
+        close(fd);
         return -1;
     }
     long n = (long)fread(buf, 1, (size_t)max, f);

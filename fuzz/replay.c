@@ -78,7 +78,12 @@ static int add_arg(const char *arg)
         fprintf(stderr, "asgf-replay: %s: %s\n", arg, strerror(errno));
         return -1;
     }
-    if (!S_ISDIR(st.st_mode)) return add_path(arg);
+    if (S_ISREG(st.st_mode)) return add_path(arg);
+    if (!S_ISDIR(st.st_mode)) {
+        /* A FIFO or device would block the read. */
+        fprintf(stderr, "asgf-replay: %s: not a regular file or directory\n", arg);
+        return -1;
+    }
     struct dirent **list;
     int n = scandir(arg, &list, skip_entry, by_name);
     if (n < 0) {
@@ -213,6 +218,13 @@ int main(int argc, char **argv)
     }
     if (record_dir) c.out = record_dir;
     else if (!getenv("ASGF_OUT")) c.out = "./replay-out";
+    struct stat rst;
+    if (c.out && !stat(c.out, &rst) && !S_ISDIR(rst.st_mode)) {
+        /* Else every record would fail and the run would look clean. */
+        fprintf(stderr, "asgf-replay: %s %s: exists and is not a directory\n", record_dir ? "--record-dir" : "ASGF_OUT",
+                c.out);
+        return 2;
+    }
     if (!getenv("ASGF_WARMUP_MS")) c.warmup_ms = 1000; /* closer to a fuzzer's long-running, compiled JVM */
     c.keep_going = 1;
     c.mode_override = mode;

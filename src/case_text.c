@@ -78,7 +78,9 @@ int case_text_number(struct case_text *t, const char *at, const char *w, int all
     char *end;
     uint64_t v = strtoull(w + neg, &end, 0);
     if (errno || *end || end == w + neg) return case_text_fail(t, at, "bad number '%s'", w);
-    *out = neg ? -(int64_t)v : (int64_t)v;
+    /* -(2^64-1) would wrap to +1: a negative value must fit int64_t. */
+    if (neg && v > (uint64_t)INT64_MAX + 1) return case_text_fail(t, at, "number '%s' out of range", w);
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return 0;
 }
 

@@ -1,4 +1,5 @@
 /* Per-thread in-flight case file (see inflight.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -14,20 +15,38 @@
 static __thread uint8_t *map __attribute__((tls_model("initial-exec")));
 static __thread char *path_of_map __attribute__((tls_model("initial-exec")));
 
+/* One line for the first failure only: every sampled thread would repeat it.
+ * Without its file a thread runs on; its cases are then not kept. */
+static void said(const char *path, const char *what, int err)
+{
+    static _Atomic int once;
+    if (atomic_exchange(&once, 1)) return;
+    fprintf(stderr, "asgst-fuzz: in-flight case file %s: %s: %s; threads without one run on, "
+                    "but a VM crash on them keeps no case\n", path, what, strerror(err));
+}
+
 int inflight_open(const char *dir)
 {
     static __thread char path[256];
     if (map) return 0;
     snprintf(path, sizeof path, "%s/inflight-%d-%d.bin", dir, (int)getpid(), threads_gettid());
     int fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return -1;
-    if (ftruncate(fd, FILE_SIZE)) {
+    if (fd < 0) return said(path, "cannot create", errno), -1;
+    /* The blocks are reserved before mapping: stores into a sparse mapping on
+     * a full file system would raise SIGBUS in the sampled (JVM) thread. */
+    int err = posix_fallocate(fd, 0, FILE_SIZE);
+    if (err) {
         close(fd);
-        return -1;
+        unlink(path);
+        return said(path, "cannot reserve space", err), -1;
     }
     void *m = mmap(NULL, FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
-    if (m == MAP_FAILED) return -1;
+    if (m == MAP_FAILED) {
+        said(path, "cannot map", errno);
+        unlink(path);
+        return -1;
+    }
     map = m;
     path_of_map = path;
     memcpy(map, INFLIGHT_MAGIC, 8);

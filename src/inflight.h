@@ -1,6 +1,7 @@
 /*
  * "Never lose a crashing input": before each call, the case bytes are
- * copied into a small per-thread file mapped MAP_SHARED, so when protection
+ * copied into a small per-thread file mapped MAP_SHARED (its blocks reserved
+ * with posix_fallocate first, so a full disk fails the open, never a store), so when protection
  * is off and the VM dies, the input that killed it is already on disk.
  * File: <dir>/inflight-<pid>-<tid>.bin =
  *   "ASGFINF1" | u32 LE length | u32 LE tid | case bytes (length of them)

@@ -5,10 +5,27 @@
 #include <string.h>
 #include "options.h"
 
+int options_given(const char *text, const char *key)
+{
+    int index = 0;
+    size_t kn = strlen(key);
+    for (const char *p = text; p && *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        index++;
+        if (n >= kn && !strncmp(p, key, kn) && (n == kn || p[kn] == '=')) return index;
+        p += n + (end != NULL);
+    }
+    return 0;
+}
+
 int options_parse(const char *text, const struct opt_def *defs, void *cfg, char *err, size_t errlen)
 {
     if (!text || !*text) return 0;
     int index = 0;
+    /* Where each key was given (1-based option number), for duplicates. */
+    int given_at[128] = {0};
+    char given_text[128][64];
     for (const char *p = text; *p;) {
         const char *end = strchr(p, ',');
         size_t n = end ? (size_t)(end - p) : strlen(p);
@@ -29,6 +46,17 @@ int options_parse(const char *text, const struct opt_def *defs, void *cfg, char 
         }
         const struct opt_def *d = defs;
         while (d->key && strcmp(d->key, item)) d++;
+        size_t k = (size_t)(d - defs);
+        if (d->key && k < sizeof given_at / sizeof *given_at) {
+            if (given_at[k]) {
+                /* The last one winning silently hides a typo in a long option line. */
+                snprintf(err, errlen, "option %d \"%s%s%s\": duplicates option %d \"%s\"", index, item,
+                         eq ? "=" : "", value ? value : "", given_at[k], given_text[k]);
+                return -1;
+            }
+            given_at[k] = index;
+            snprintf(given_text[k], sizeof given_text[k], "%.30s%s%.30s", item, eq ? "=" : "", value ? value : "");
+        }
         const char *why = d->key ? d->set(cfg, value) : "unknown option";
         if (why) {
             snprintf(err, errlen, "option %d \"%s%s%s\": %s \"%s\"", index, item, eq ? "=" : "", value ? value : "",
@@ -71,7 +99,7 @@ const char *opt_parse_duration_ns(const char *v, long long unit_ns, long long *o
     errno = 0;
     char *end;
     double x = strtod(v, &end);
-    if (errno || end == v || x < 0) return "not a duration:";
+    if (errno || end == v || x < 0 || x != x) return "not a duration:";
     static const struct {
         const char *suffix;
         long long ns;
@@ -82,6 +110,9 @@ const char *opt_parse_duration_ns(const char *v, long long unit_ns, long long *o
         if (!strcmp(end, units[i].suffix)) scale = units[i].ns;
     if (!*end) scale = unit_ns;
     if (!scale) return "unknown unit in duration (ns, us, ms, s, m, h):";
+    /* Past about 292 years in ns the conversion would overflow (undefined,
+     * in practice a negative or zero duration): refuse, do not wrap. */
+    if (!(x * (double)scale < 9.2e18)) return "duration too long (at most 292 years):";
     *out = (long long)(x * (double)scale);
     return NULL;
 }

@@ -3,6 +3,7 @@
  * keys, their help and their setter; the parser reports the first problem
  * with the option's position and text, e.g.
  *   option 2 "intervl=10us": unknown option "intervl"
+ * A key given twice is an error (naming both), not "the last one wins".
  * Not handler-safe.
  */
 #ifndef ASGF_OPTIONS_H
@@ -22,6 +23,8 @@ struct opt_def {
 
 /* Returns 0, or -1 with the message in err. defs ends with a {NULL} row. */
 int options_parse(const char *text, const struct opt_def *defs, void *cfg, char *err, size_t errlen);
+/* The option number (1-based) at which key is given in text, or 0. */
+int options_given(const char *text, const char *key);
 /* Writes "  key  help" lines for every option to fd. */
 void options_help(const struct opt_def *defs, int fd);
 

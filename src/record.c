@@ -1,7 +1,9 @@
 /* Crash record writer (see record.h and docs/crash-record.md). */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdio.h> /* rename(2), async-signal-safe */
 #include <time.h>
 #include <unistd.h>
 #include "arch.h"
@@ -90,6 +92,44 @@ static void key_hex(struct sbuf *b, uint64_t key)
     sb_hexbytes(b, be, sizeof be);
 }
 
+/* Set once a write in the record directory failed for want of space: from
+ * then on faults are counted in memory (guard statistics) and nothing more is
+ * written there, so a full disk costs records, never the process. */
+static _Atomic int out_of_space;
+
+/* [handler-safe] A write error in dir: ENOSPC/EDQUOT/EFBIG switch to counting
+ * only, with one line on stderr naming the directory; other errors are left
+ * to the caller's RECORD_FAILED. */
+static void write_failed(const char *dir, int err)
+{
+    if (err != ENOSPC && err != EDQUOT && err != EFBIG) return;
+    if (atomic_exchange(&out_of_space, 1)) return;
+    char msg[400];
+    struct sbuf m = {msg, 0, sizeof msg};
+    sb_str(&m, "asgst-fuzz: ");
+    sb_str(&m, dir);
+    sb_str(&m, ": no space left on device writing crash records; from now on faults are "
+               "only counted (faults in summary.json), not written\n");
+    sigsafe_write_all(2, m.p, m.len);
+}
+
+/* [handler-safe] write(2) all of it; 0, or -1 with errno (a short write that
+ * makes no progress is ENOSPC, as the kernel reports it on the next call). */
+static int write_full(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
+        if (w == 0) {
+            errno = ENOSPC;
+            return -1;
+        }
+        p += w, n -= (size_t)w;
+    }
+    return 0;
+}
+
 /* [handler-safe] Appends one line to dir/name; returns the file's length in
  * lines after the append (this caller's number), or -1. */
 static long count_append(const char *dir, const char *name, uint64_t key, int with_key)
@@ -106,7 +146,8 @@ static long count_append(const char *dir, const char *name, uint64_t key, int wi
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return -1;
     long n = -1;
-    if (write(fd, "\n", 1) == 1) n = (long)lseek(fd, 0, SEEK_CUR);
+    if (write_full(fd, "\n", 1) == 0) n = (long)lseek(fd, 0, SEEK_CUR);
+    else write_failed(dir, errno);
     close(fd);
     return n;
 }
@@ -140,7 +181,9 @@ enum record_result record_fault(const struct record_info *ri)
     int n = record_backtrace(ri->uc, pcs, RECORD_MAX_FRAMES);
     uint64_t key = fault_key(ri->sig, pcs, n);
     ri->path_out[0] = 0;
+    if (atomic_load(&out_of_space)) return RECORD_FAILED;
     long nth = count_append(ri->dir, "/faults-", key, 1);
+    if (nth < 0 && atomic_load(&out_of_space)) return RECORD_FAILED;
     if (nth > atomic_load(&per_key_limit) || seen_before(key, ri->call)) return RECORD_COUNTED;
     long total = count_append(ri->dir, "/records-written.txt", 0, 0);
     if (total > atomic_load(&total_limit)) {
@@ -203,6 +246,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
 
     struct sbuf path = {ri->path_out, 0, ri->path_len};
     sb_str(&path, ri->dir);
+    size_t dir_len = path.len;
     sb_str(&path, "/record-");
     sb_dec(&path, getpid());
     sb_chr(&path, '-');
@@ -210,14 +254,39 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     sb_chr(&path, '-');
     sb_dec(&path, seq);
     sb_str(&path, ".txt");
-    int fd = open(ri->path_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
+    if (path.len + 1 >= path.cap || b.len + 1 >= b.cap) {
         ri->path_out[0] = 0;
         return -1;
     }
-    sigsafe_write_all(fd, b.p, b.len);
-    close(fd);
-    return b.len + 1 < b.cap ? 0 : -1;
+    /* Written under a dot name, renamed when whole: a reader never sees a
+     * partial or empty record, and a failed write leaves nothing behind. */
+    char tmp[512];
+    struct sbuf tp = {tmp, 0, sizeof tmp};
+    sb_str(&tp, ri->dir);
+    sb_str(&tp, "/.");
+    sb_str(&tp, ri->path_out + dir_len + 1);
+    sb_str(&tp, ".tmp");
+    if (tp.len + 1 >= tp.cap) {
+        ri->path_out[0] = 0;
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        write_failed(ri->dir, errno);
+        ri->path_out[0] = 0;
+        return -1;
+    }
+    int bad = write_full(fd, b.p, b.len);
+    int err = errno;
+    if (close(fd) && !bad) bad = -1, err = errno;
+    if (bad || rename(tmp, ri->path_out)) {
+        if (!bad) err = errno;
+        unlink(tmp);
+        write_failed(ri->dir, err);
+        ri->path_out[0] = 0;
+        return -1;
+    }
+    return 0;
 }
 
 enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Campaign runner without a JVM: presets, plans, the job list, make
 # variables, JUnit output, unpacking returned jobs, usage errors, and the
-# pre-merge check's exit 2 for an unusable JAVA_HOME.
+# pre-merge check's exit 3 for an unusable JAVA_HOME.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -187,13 +187,13 @@ EOF
 # corpus-merge never writes into the hand-written seeds.
 ci/corpus-merge --out corpus/seeds "$d" >/dev/null 2>&1; ok $(( $? != 2 )) "corpus-merge refuses corpus/seeds"
 
-# premerge: an unusable JAVA_HOME is exit 2, with JUnit saying why.
+# premerge: an unusable JAVA_HOME is exit 3 (nothing tested), with JUnit saying why.
 ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?
-ok $(( rc != 2 )) "premerge with a missing JAVA_HOME exits 2 (got $rc)"
+ok $(( rc != 3 )) "premerge with a missing JAVA_HOME exits 3 (got $rc)"
 mkdir -p "$d/broken/bin"; printf '#!/bin/sh\necho "Error: broken VM" >&2\nexit 1\n' >"$d/broken/bin/java"; chmod +x "$d/broken/bin/java"
 ci/premerge --java-home "$d/broken" --out "$d/pm2" -q >"$d/pm2.out" 2>&1; rc=$?
-ok $(( rc != 2 )) "premerge with a VM whose java fails exits 2 (got $rc)"
-python3 - "$d/pm2/junit.xml" <<'EOF'; ok $? "premerge exit-2 JUnit has one errored setup test case"
+ok $(( rc != 3 )) "premerge with a VM whose java fails exits 3 (got $rc)"
+python3 - "$d/pm2/junit.xml" <<'EOF'; ok $? "premerge exit-3 JUnit has one errored setup test case"
 import sys, xml.etree.ElementTree as ET
 r = ET.parse(sys.argv[1]).getroot()
 cases = r.findall('./testsuite/testcase')

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/premerge: exit 1 with an empty known list when crashes occur (title,
 # reproducer and repro command printed), exit 0 when every bucket is known,
-# exit 2 when JAVA_HOME is unusable; JUnit XML with one test case per plan
+# exit 3 when JAVA_HOME is unusable (nothing tested); JUnit XML with one test case per plan
 # job and per new bucket; a Markdown summary.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
@@ -101,7 +101,7 @@ grep -q '^# Pre-merge check: passed' "$d/pm2/summary.md"; ok $? "summary says pa
 
 # Could not run: a JAVA_HOME with no usable java.
 ci/premerge --java-home "$d/nothing-here" --out "$d/pm3" -q >"$d/pm3.out" 2>&1; rc=$?
-ok $(( rc != 2 )) "premerge with an unusable JAVA_HOME exits 2 (got $rc)"
+ok $(( rc != 3 )) "premerge with an unusable JAVA_HOME exits 3 (got $rc)"
 python3 -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); assert r.get("errors") == "1"' \
   "$d/pm3/junit.xml"; ok $? "its JUnit XML parses and holds the error"
 ci/premerge --preset "$d/caught.preset" --known "$d/no-such-list.txt" --out "$d/pm4" -q >/dev/null 2>&1

@@ -83,6 +83,13 @@ $(BUILD)/tests/standin_driver: tests/c/standin_driver.c $(CORE_LIB)
 TEST_BINS += $(BUILD)/tests/libstandin_onebug.so $(BUILD)/tests/libstandin_inentry.so \
 	$(BUILD)/tests/libstandin_memcpy.so $(BUILD)/tests/standin_driver
 
+# A full disk for one process, without mounting one (tests/fault_*.t).
+$(BUILD)/tests/libenospc.so: tests/c/enospc_shim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared $< -ldl -o $@
+
+TEST_BINS += $(BUILD)/tests/libenospc.so
+
 .PHONY: tests-build
 # The oracle's lying walker (tests/oracle.t): preloaded and loaded as an agent.
 $(BUILD)/tests/libstandin_liar.so: tests/jvm/standin_liar.c

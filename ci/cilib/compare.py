@@ -6,10 +6,10 @@ import random
 
 from . import junit
 from .preflight import NotRunnable, check_java
-from .runner import Campaign
-from .util import UsageError, hms, read_json
+from .runner import Campaign, NothingToRun
+from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json
 
-EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, 2
+EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, EXIT_UNTESTED
 SIDES = ('base', 'patched')
 
 
@@ -57,7 +57,9 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
         try:
             codes[side], docs[side] = run_side(args, os.path.join(out, side), pr, homes[side], known,
                                                opts_fn, budget, seed)
-        except (UsageError, NotRunnable) as e:
+        except UsageError as e:
+            return setup_failure(args, out, '%s side: %s' % (side, e), EXIT_USAGE)
+        except (NotRunnable, NothingToRun) as e:
             return setup_failure(args, out, '%s side: %s' % (side, e))
         if codes[side] == 130:
             break

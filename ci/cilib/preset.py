@@ -12,6 +12,7 @@ import configparser
 import itertools
 import os
 import re
+import subprocess
 
 from .util import UsageError, seconds
 
@@ -77,6 +78,8 @@ def load(name_or_path):
     try:
         with open(path, encoding='utf-8') as f:
             cp.read_file(f)
+    except UnicodeDecodeError as e:
+        raise UsageError('preset %s: not UTF-8 text (byte 0x%02x at offset %d)' % (path, e.object[e.start], e.start))
     except (OSError, configparser.Error) as e:
         raise UsageError('preset %s: %s' % (path, str(e).splitlines()[0]))
     errors = []
@@ -108,12 +111,60 @@ def load(name_or_path):
         specs.extend(expand(section, kind, items, camp, errors))
     if not specs and not errors:
         errors.append('the preset has no job sections')
+    if not errors:
+        check_agent_options(specs, errors, strict=False)
     if errors:
         raise UsageError('preset %s:\n  ' % path + '\n  '.join(errors))
     for n, s in enumerate(specs, 1):
         s['id'] = '%02d-%s' % (n, s['tag'])
     return {'name': os.path.basename(path)[:-7] if path.endswith('.preset') else os.path.basename(path),
             'path': path, 'campaign': camp, 'specs': specs}
+
+
+# Agent keys the job sets from the section's own keys (ci/job, stress/run):
+# given again in `agent = ...` they would be duplicates.
+AGENT_SET_BY_JOB = ('out', 'threads', 'mode', 'api', 'interval', 'mutate', 'seed')
+AGENT_CHECKER = os.path.join(os.path.dirname(HERE), 'build', 'bin', 'asgf-agent-options')
+
+
+def agent_line(params):
+    """The -agentpath options a stress job passes (as ci/job and stress/run build them),
+    with a placeholder out= that does not exist."""
+    line = 'out=/nonexistent/asgf-preset-check,threads=asgst-worker-*,mode=%s,api=%s,interval=%s,mutate=%s,seed=1' % (
+        params['mode'], params['api'], params['interval'], params['mutate'])
+    return line + (',' + params['agent'] if params.get('agent') else '')
+
+
+def check_agent_options(specs, errors, strict=True):
+    """Runs every stress job's agent options through the agent's own checker
+    (build/bin/asgf-agent-options): the same rules as -agentpath, one error per
+    section. Without the checker: an error when strict (after the build), else
+    left to that later check."""
+    seen = set()
+    for s in specs:
+        if s['kind'] != 'stress':
+            continue
+        p = s['params']
+        dup = [k.split('=')[0] for k in (p.get('agent') or '').split(',') if k.split('=')[0] in AGENT_SET_BY_JOB]
+        for k in dup:
+            if (s['section'], k) not in seen:
+                seen.add((s['section'], k))
+                errors.append("[%s] agent: '%s' is set by the section's own key or the job; "
+                              "give it there, not in agent" % (s['section'], k))
+        if dup:
+            continue
+        line = agent_line(p)
+        if line in seen:
+            continue
+        seen.add(line)
+        if not os.access(AGENT_CHECKER, os.X_OK):
+            if strict:
+                errors.append('%s missing: run make (it checks agent options)' % AGENT_CHECKER)
+                return
+            continue
+        r = subprocess.run([AGENT_CHECKER, line], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        if r.returncode:
+            errors.append('[%s] agent: %s' % (s['section'], r.stderr.decode('utf-8', 'replace').strip()))
 
 
 def _slug(text):
@@ -131,19 +182,26 @@ def _job_time(section, items, camp, errors):
     return t
 
 
+# Worker threads per stress job: more would measure thread creation, not walks.
+MAX_THREADS = 1024
+
+
 def _check_stress_value(section, key, value, errors):
     bad = {
         'mode': lambda v: v not in MODES,
         'api': lambda v: v not in APIS,
         'mutate': lambda v: not MUTATE_RE.fullmatch(v),
         'interval': lambda v: not INTERVAL_RE.fullmatch(v),
-        'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v),
+        'threads': lambda v: not re.fullmatch(r'[1-9]\d*', v) or int(v) > MAX_THREADS,
         'scenario': lambda v: not re.fullmatch(r'[a-z]+(,[a-z]+)*', v),
         'agent': lambda v: not re.fullmatch(r'[a-z_]+=[^\s,]*(,[a-z_]+=[^\s,]*)*', v),
         'jvm': lambda v: not JVM_RE.fullmatch(v),
     }[key]
     if bad(value):
-        errors.append("[%s] %s: bad value '%s'" % (section, key, value))
+        if key == 'threads':
+            errors.append("[%s] threads: a number of workers 1..%d, got '%s'" % (section, MAX_THREADS, value))
+        else:
+            errors.append("[%s] %s: bad value '%s'" % (section, key, value))
 
 
 def _stress(section, kind, items, camp, errors):

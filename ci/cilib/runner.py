@@ -24,13 +24,43 @@ import sys
 import time
 
 from . import plan as planlib
+from . import preset as presetlib
 from . import report, scan
 from .preflight import build, check_hosts_file, check_java
-from .util import UsageError, hms, iso, read_json, si, write_json
+from .util import EXIT_UNTESTED, UsageError, hms, iso, read_json, read_state_json, si, write_json
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-EXIT_DONE, EXIT_NOT_RUN, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 2, 3, 130
+# 3 (EXIT_UNTESTED): nothing, or not everything, could be tested (README "Exit statuses").
+EXIT_DONE, EXIT_NOT_RUN, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, EXIT_UNTESTED, EXIT_UNTESTED, 130
+
+
+# What a campaign directory may hold before the campaign is created: ci/premerge
+# writes its known list and outputs there, and its base/patched sides.
+OWN_NAMES = {'known-empty.txt', 'junit.xml', 'summary.md', 'base', 'patched', 'campaign.log'}
+
+
+class NothingToRun(Exception):
+    """The campaign would run no job (budget below one attempt): exit 3."""
+
+
+def check_resumable(out, cfg, specs, state):
+    """The fields --resume relies on, with their types: a damaged file is named."""
+    def bad(name, why):
+        raise UsageError('%s is damaged: %s (cannot resume)' % (os.path.join(out, name), why))
+    for k, t in (('budget', (int, float)), ('reserve', (int, float)), ('min_attempt', (int, float)),
+                 ('seed', int), ('java_home', str), ('jobs', (int, str)), ('cores', int)):
+        if not isinstance(cfg.get(k), t) or isinstance(cfg.get(k), bool):
+            bad('campaign.json', "'%s' missing or of the wrong type" % k)
+    if not specs:
+        bad('plan.json', 'no plan job')
+    for i, sp in enumerate(specs):
+        if not isinstance(sp, dict) or not isinstance(sp.get('id'), str) or \
+                not isinstance(sp.get('job_time'), (int, float)) or sp['job_time'] <= 0 or \
+                not isinstance(sp.get('params'), dict) or not isinstance(sp.get('kind'), str):
+            bad('plan.json', 'plan job %d lacks id, kind, params or a positive job_time' % (i + 1))
+    if not isinstance(state.get('sessions'), list) or not isinstance(state.get('consumed'), (int, float)):
+        bad('state.json', "'sessions' or 'consumed' missing or of the wrong type")
 # Seconds after the deadline before jobs still running are stopped: room for
 # stress/run to detect a hang in the last attempt (its limit is the run time
 # + 30 s + a quarter) and dump the threads.
@@ -85,6 +115,15 @@ class Campaign:
         if os.path.exists(self.path('campaign.json')):
             raise UsageError('%s already holds a campaign: use --resume to continue it, '
                              'or another --out' % self.out)
+        if os.path.lexists(self.out) and not os.path.isdir(self.out):
+            raise UsageError("--out '%s' exists and is not a directory" % self.out)
+        if os.path.isdir(self.out):
+            # The user's own files would be mixed with (or overwritten by) the campaign's.
+            foreign = sorted(n for n in os.listdir(self.out) if n not in OWN_NAMES)
+            if foreign:
+                raise UsageError("--out '%s' is not empty and holds no campaign (it holds %s): give an "
+                                 "empty or new directory" % (self.out, ', '.join("'%s'" % n for n in foreign[:3])
+                                                              + (' ...' if len(foreign) > 3 else '')))
         os.makedirs(self.path('results', 'jobs'), exist_ok=True)
         os.makedirs(self.path('work'), exist_ok=True)
         camp = preset['campaign']
@@ -115,12 +154,13 @@ class Campaign:
             specs = preset['specs']
             state = {'sessions': [], 'consumed': 0.0, 'status': 'new', 'warnings': []}
         else:
-            cfg = read_json(self.path('campaign.json'))
-            specs = read_json(self.path('plan.json'))
-            state = read_json(self.path('state.json'))
+            cfg = read_state_json(self.path('campaign.json'), dict)
+            specs = read_state_json(self.path('plan.json'), list)
+            state = read_state_json(self.path('state.json'), dict)
             if not cfg or specs is None or state is None:
                 raise UsageError('%s holds no campaign to resume (campaign.json, plan.json, '
                                  'state.json)' % self.out)
+            check_resumable(self.out, cfg, specs, state)
             self._check_not_running()
             for key in ('budget', 'jobs', 'java_home', 'sshloginfile', 'known'):
                 v = getattr(opts, key, None)
@@ -133,6 +173,10 @@ class Campaign:
         if preset is not None:
             specs, warnings = build(ROOT, specs, cfg['java_home'], self.path('build.log'),
                                     do_build=not opts.no_build)
+            errors = []
+            presetlib.check_agent_options(specs, errors)
+            if errors:
+                raise UsageError('preset %s:\n  %s' % (preset['path'], '\n  '.join(errors)))
             state['warnings'] = warnings
             for w in warnings:
                 self.say('warning: ' + w)
@@ -207,6 +251,11 @@ class Campaign:
         gen = len(state['sessions'])
         resume = gen > 0
         if remaining < cfg['min_attempt'] + cfg['reserve']:
+            if not resume:
+                # A new campaign that cannot start one attempt tests nothing: say so, never "done".
+                raise NothingToRun('budget %s is below one attempt (%s: the minimum attempt plus the '
+                                   'reserve for triage): nothing would run'
+                                   % (hms(cfg['budget']), hms(cfg['min_attempt'] + cfg['reserve'])))
             self.say('the budget (%s) is used up; reporting only' % hms(cfg['budget']))
             state['status'] = 'done'
             write_json(self.path('state.json'), state)
@@ -223,6 +272,10 @@ class Campaign:
                     state['rounds'], self.slots(), hms(cfg['budget']), hms(remaining), cfg['seed'], self.out))
         if dry_run:
             write_json(self.path('state.json'), state)    # --resume can start it
+            self.say('dry run: would run %d jobs (%d plan jobs x %d rounds), each up to its slot: %s'
+                     % (len(rows), len(self.specs), state['rounds'],
+                        ', '.join('%s %ds' % (sp['id'], sp['job_time']) for sp in self.specs[:6]) +
+                        (', ...' if len(self.specs) > 6 else '')))
             print(' '.join(shlex.quote(a) for a in argv))
             return EXIT_DONE
         session = {'gen': gen, 'start': t0, 'end': None, 'status': 'running'}
@@ -392,7 +445,13 @@ class Campaign:
         if not interrupted_twice:
             self.say('triage of %s' % self.path('results'))
             try:
-                self.final_triage()
+                trc = self.final_triage()
+                if trc not in (0, 1):
+                    # Results that were not triaged (a full disk, a damaged triage/) may hide
+                    # new buckets: the campaign cannot say it found nothing new.
+                    self.say('the final triage failed (exit %d, see %s)' % (trc, self.path('triage.log')))
+                    if code == EXIT_DONE:
+                        code = EXIT_NOT_RUN
             except KeyboardInterrupt:
                 interrupted_twice = True
         if hasattr(self, 'scanner') and not interrupted_twice:
@@ -400,7 +459,14 @@ class Campaign:
         jobs = scan.job_outcomes(self.out, rows)
         started = [j for j in jobs if j['outcome'] != 'not started']
         not_run = [j for j in jobs if j['outcome'] == 'not run']
+        execs = sum(j['execs'] for j in started)
         if started and len(not_run) == len(started) and code == EXIT_DONE:
+            code = EXIT_NOT_RUN
+        elif code == EXIT_DONE and (not started or execs == 0):
+            # Jobs that "ran" without one execution or walk (a java that only prints
+            # a version, a workload that never sampled) tested nothing.
+            self.say('tested nothing: %d job(s) started, 0 executions or walks counted'
+                     % len(started))
             code = EXIT_NOT_RUN
         elif not_run and code == EXIT_DONE:
             code = EXIT_PARTIAL

@@ -7,8 +7,24 @@ import time
 _UNITS = {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, 'd': 86400}
 
 
+# Exit statuses shared by every command (README "Exit statuses").
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_UNTESTED = 0, 1, 2, 3
+# Longer budgets are refused: they are typing mistakes, and the job list of
+# one would not fit in memory.
+MAX_BUDGET = 30 * 86400
+
+
 class UsageError(Exception):
     """A bad option, preset or plan: reported as one line, exit status 2."""
+
+
+def budget_seconds(text, what='--budget'):
+    """A --budget value in seconds: a duration of at most MAX_BUDGET. One too short
+    for an attempt is the campaign's to refuse (exit 3, nothing tested)."""
+    secs = seconds(text)
+    if secs > MAX_BUDGET:
+        raise UsageError("%s '%s' is longer than %d days: refused (a typo?)" % (what, text, MAX_BUDGET // 86400))
+    return secs
 
 
 def seconds(text):
@@ -49,6 +65,21 @@ def read_json(path, default=None):
             return json.load(f)
     except (OSError, ValueError):
         return default
+
+
+def read_state_json(path, kind):
+    """A campaign file that must be there and be a JSON object or list of the
+    given kind (dict or list): else a UsageError naming the file and the reason."""
+    try:
+        with open(path, encoding='utf-8') as f:
+            data = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as e:
+        raise UsageError('%s is damaged: %s' % (path, e))
+    if not isinstance(data, kind):
+        raise UsageError('%s is damaged: a JSON %s expected' % (path, 'object' if kind is dict else 'list'))
+    return data
 
 
 def write_json(path, data):

@@ -7,6 +7,7 @@ import shutil
 import time
 
 from . import case as casefmt
+from .outdir import SPACE, copy_atomic, write_atomic
 from .signature import describe
 
 INDEX = 'index.json'
@@ -23,11 +24,42 @@ def iso(t):
 
 
 def _write_json(path, obj):
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as f:
-        json.dump(obj, f, indent=1, sort_keys=True)
-        f.write('\n')
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(obj, indent=1, sort_keys=True) + '\n')
+
+
+class DamagedStore(Exception):
+    """index.json or a bucket.json that is not what triage writes: named, exit 2.
+    Not rebuilt silently: a bucket rebuilt from this run's files alone would lose
+    the members whose files are gone (reports moved, campaigns cleaned up)."""
+
+
+def _load_json(path, what, check):
+    try:
+        with open(path, encoding='utf-8') as f:
+            data = json.load(f)
+    except UnicodeDecodeError as e:
+        raise DamagedStore('%s is damaged (%s: not UTF-8 at byte %d)' % (path, what, e.start))
+    except ValueError as e:
+        raise DamagedStore('%s is damaged (%s: %s)' % (path, what, e))
+    why = check(data)
+    if why:
+        raise DamagedStore('%s is damaged (%s: %s)' % (path, what, why))
+    return data
+
+
+def _check_index(d):
+    if not isinstance(d, dict) or d.get('version') != 1 or not isinstance(d.get('files'), dict):
+        return "not a version 1 index with a 'files' object"
+    return None
+
+
+def _check_bucket(d):
+    if not isinstance(d, dict) or not isinstance(d.get('members'), list) or not isinstance(d.get('signature'), str):
+        return "no 'signature' and 'members'"
+    for i, m in enumerate(d['members']):
+        if not isinstance(m, dict) or not isinstance(m.get('id'), str) or not isinstance(m.get('path'), str):
+            return 'member %d has no id or path' % (i + 1)
+    return None
 
 
 class Store:
@@ -42,21 +74,52 @@ class Store:
         self.new_this_run = set()
         self._ids = {}              # signature -> member ids, built when first needed
         p = os.path.join(out, INDEX)
+        hint = ('; move it away to start over (the next run re-reads every input, members whose '
+                'files are gone are lost), or restore it')
         if os.path.exists(p):
             try:
-                with open(p) as f:
-                    data = json.load(f)
-                if data.get('version') == 1:
-                    self.index = data
-            except (OSError, ValueError):
-                pass
+                self.index = _load_json(p, 'index', _check_index)
+            except DamagedStore as e:
+                raise DamagedStore(str(e) + hint)
         for sig in sorted(os.listdir(self.bdir)):
             bp = os.path.join(self.bdir, sig, 'bucket.json')
+            if not os.path.exists(bp):
+                continue            # a bucket whose first save did not complete: its files are re-read
             try:
-                with open(bp) as f:
-                    self.buckets[sig] = json.load(f)
-            except (OSError, ValueError):
-                continue
+                self.buckets[sig] = _load_json(bp, 'bucket %s' % sig, _check_bucket)
+            except DamagedStore as e:
+                raise DamagedStore(str(e) + hint.replace('to start over', 'with index.json to rebuild'))
+        self.repaired = self._repair_cases()
+
+    def _repair_cases(self):
+        """Case files that are not the length their member says (0 bytes after a full
+        disk): removed, and the reports they came from are read again this run, which
+        writes them anew; a member whose report is gone loses its case. Returns how many."""
+        n = 0
+        for sig, b in self.buckets.items():
+            d = os.path.join(self.bdir, sig)
+            for m in b['members']:
+                if not m.get('case'):
+                    continue
+                p = os.path.join(d, m['case'])
+                try:
+                    good = os.path.getsize(p) == m.get('case_bytes')
+                except OSError:
+                    good = False
+                if good:
+                    continue
+                n += 1
+                try:
+                    os.remove(p)
+                except OSError:
+                    pass
+                m['case'] = m['case_bytes'] = None
+                m.pop('case_valid', None)
+                e = self.index['files'].get(m['path'])
+                if e is not None:
+                    e['size'] = None        # not current: read again (forget, add) if a tree holds it
+                self.touched.add(sig)
+        return n
 
     # -- index -----------------------------------------------------------------
     def current(self, path, replay_available):
@@ -167,10 +230,13 @@ class Store:
         d = os.path.join(self.bdir, sig, 'cases')
         name = hashlib.sha1(data).hexdigest()[:16] + '.case'
         p = os.path.join(d, name)
-        if not os.path.exists(p):
+        try:
+            good = os.path.getsize(p) == len(data)
+        except OSError:
+            good = False
+        if not good:
             os.makedirs(d, exist_ok=True)
-            with open(p, 'wb') as f:
-                f.write(data)
+            write_atomic(p, data)
         return 'cases/' + name, len(data), casefmt.validate(data[:4096]) is None
 
     def weigh(self):
@@ -249,8 +315,10 @@ class Store:
                 except OSError:
                     pass
             try:
-                shutil.copyfile(rep.get('report_file') or rep['path'], os.path.join(d, copy))
-            except OSError:
+                copy_atomic(rep.get('report_file') or rep['path'], os.path.join(d, copy))
+            except OSError as e:
+                if e.errno in SPACE:
+                    raise
                 copy = old.get('copy') if old.get('path') == rep['path'] else None
         b['representative'] = {'path': rep['path'], 'copy': copy, 'member': rep['id']}
         # drop case files of members that left; pick the smallest case
@@ -274,7 +342,7 @@ class Store:
                 except OSError:
                     return False
             best = min(cases, key=lambda m: (not valid(m), m['case_bytes'], m['id']))
-            shutil.copyfile(os.path.join(d, best['case']), sp)
+            copy_atomic(os.path.join(d, best['case']), sp)
             b['smallest_case'] = {'file': 'smallest.case', 'member': best['id'],
                                   'bytes': best['case_bytes'], 'valid': valid(best)}
         else:

@@ -196,6 +196,8 @@ def walk(trees, exclude=()):
             for name in sorted(files):
                 if INFLIGHT_NAME.match(name):
                     continue         # paired with its hs_err, not a report itself
+                if name.startswith('.') and name.endswith('.tmp'):
+                    continue         # a record being written (renamed when whole)
                 p = os.path.join(root, name)
                 if os.path.islink(p) or not os.path.isfile(p):
                     continue

@@ -5,6 +5,8 @@ import os
 import re
 import time
 
+from .outdir import write_atomic
+
 REPRO = 'crash-triage/repro {bucket}'
 
 
@@ -99,17 +101,13 @@ def write_all(out, summary):
     js = dict(summary)
     js['buckets'] = [{k: v for k, v in b.items() if k != 'times'} for b in summary['buckets']]
     p = os.path.join(out, 'report.json')
-    with open(p, 'w') as f:
-        json.dump(js, f, indent=1, sort_keys=True)
-        f.write('\n')
+    write_atomic(p, json.dumps(js, indent=1, sort_keys=True) + '\n')
     paths['json'] = p
     p = os.path.join(out, 'report.md')
-    with open(p, 'w') as f:
-        f.write(markdown(summary))
+    write_atomic(p, markdown(summary))
     paths['md'] = p
     p = os.path.join(out, 'report.html')
-    with open(p, 'w') as f:
-        f.write(html_page(summary))
+    write_atomic(p, html_page(summary))
     paths['html'] = p
     return paths
 

@@ -6,6 +6,7 @@ import struct
 import subprocess
 
 from .model import Frame
+from .outdir import write_atomic
 
 BATCH = 400
 TIMEOUT = 300
@@ -73,10 +74,7 @@ class Symbolizer:
     def save(self):
         if not (self.cache_path and self.dirty):
             return
-        tmp = self.cache_path + '.tmp'
-        with open(tmp, 'w') as f:
-            json.dump({'version': 1, 'modules': self.cache}, f, sort_keys=True)
-        os.replace(tmp, self.cache_path)
+        write_atomic(self.cache_path, json.dumps({'version': 1, 'modules': self.cache}, sort_keys=True))
         self.dirty = False
 
     def module_key(self, path):
