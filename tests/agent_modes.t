@@ -20,8 +20,10 @@ sw=$(json_field "$d/thread-spin/summary.json" suspend_walks)
 [ "$sw" -gt 0 ]; ok $? "mode=thread also ran JVMTI suspend/GetStackTrace/resume walks ($sw)"
 
 out="$d/queue-verify"
-stress/run --scenario park --time "${secs}s" --out "$out" --agent "mode=queue,api=agct,verify=1,stats=0" > /dev/null 2>&1
-ok $? "mode=queue verify=1 on parked threads runs clean"
+stress/run --scenario park --time "${secs}s" --out "$out" --agent "mode=queue,api=agct,verify=1,stats=0" > "$out.verdict" 2>&1
+rc=$?
+[ $rc -eq 0 ] || sed 's/^/# /' "$out.verdict" | tail -15
+ok $rc "mode=queue verify=1 on parked threads runs clean (exit $rc)"
 line=$(grep 'queue verify:' "$out/log")
 echo "# $line"
 eq=$(sed -n 's/.*equal \([0-9]*\), moved \([0-9]*\).*/\1/p' <<< "$line")

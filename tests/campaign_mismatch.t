@@ -16,7 +16,8 @@ triage_every = 5s
 
 [stress oracle]
 scenario = park
-agent = oracle=1,interval=10s
+interval = 10s
+agent = oracle=1
 EOF2
 : >"$d/known-empty.txt"
 export ASGF_LIAR=drop LD_PRELOAD=$liar JAVA_TOOL_OPTIONS="-agentpath:$liar"
