@@ -51,6 +51,10 @@
 #define CASE_MAX_SIZE 1024
 #define CASE_MAX_MUTATIONS 32
 #define CASE_MAX_QOPS 16
+#define CASE_MAX_STK 8        /* stk records in one program */
+#define CASE_STK_MAX_WORDS 16 /* payload words of one stk record (case_codes.h) */
+#define CASE_STK_ANCHORS 8    /* enum case_stk_anchor */
+#define CASE_IMAGE_SIZE 8192  /* bytes of stack top a stk case copies and forges */
 
 enum case_entry {
 #define CASE_ENTRY(code, name, id, walks) id = code,
@@ -128,6 +132,29 @@ struct case_qop {
     int64_t value;  /* its argument */
 };
 
+/* Record type stk (2): words written into the forged copy of the stack top
+ * (src/stack_image.c), at anchor + offset, offset + 8, ... Each word is
+ * read by kind as a mut record's value is: abs, delta from the word the
+ * copy holds there, or a pointer into a region. */
+enum case_stk_anchor {
+    STK_SP,   /* the context's sp */
+    STK_FP,   /* the context's fp, when it points into the copy */
+    STK_FP2,  /* the saved fp at fp, when the chain stays in the copy */
+    STK_FP3,  /* one more link up */
+    STK_RET1, /* the first word above sp that holds a code address (code
+                 cache or libjvm): a return-address slot, found without
+                 frame pointers, which compiled Java frames do not keep */
+    STK_RET2, STK_RET3, STK_RET4,
+};
+struct case_stack_patch {
+    uint8_t anchor; /* enum case_stk_anchor */
+    uint8_t kind;   /* enum mut_kind */
+    uint8_t region; /* enum region_id, for MUT_REGION; 0 otherwise */
+    uint8_t nwords; /* 1..CASE_STK_MAX_WORDS */
+    int32_t offset; /* bytes from the anchor, a multiple of 8 */
+    int64_t words[CASE_STK_MAX_WORDS];
+};
+
 struct case_prog {
     uint8_t entry;   /* enum case_entry */
     uint8_t mode;    /* enum case_mode */
@@ -142,6 +169,8 @@ struct case_prog {
     struct case_mutation mut[CASE_MAX_MUTATIONS];
     int nqop;
     struct case_qop qop[CASE_MAX_QOPS];
+    int nstk;
+    struct case_stack_patch stk[CASE_MAX_STK];
 };
 
 /* Strict check. Returns 0 if well-formed; else -1 with *err_offset set to
@@ -169,6 +198,9 @@ const char *case_flag_name(int i);
 int case_entry_walks(int entry);
 /* qop codes: name, parse (-1 if unknown), whether done at the handshake. */
 const char *case_qop_name(int op);
+/* stk anchors: "sp", "fp", "fp2", "fp3", "ret1".."ret4"; parse gives -1 if unknown. */
+const char *case_anchor_name(int anchor);
+int case_anchor_parse(const char *s);
 int case_qop_parse(const char *s);
 int case_qop_at_handshake(int op);
 int case_entry_parse(const char *s);

@@ -57,6 +57,7 @@ CASE_FLAG(2, method_info, CASE_FLAG_METHOD_INFO)
 #endif
 CASE_RECORD(0, mut, CASE_REC_MUT, -1, 0)
 CASE_RECORD(1, qop, CASE_REC_QOP, -1, 0)
+CASE_RECORD(2, stk, CASE_REC_STK, 0, 16)
 
 /* CASE_QOP(code, name, C identifier, handshake): what a qop record does,
  * after the case's entry call, to the target thread's queue or frame mark.
@@ -83,7 +84,8 @@ CASE_QOP(13, mark_move, QOP_MARK_MOVE, 1)
 CASE_QOP(14, mark_remove, QOP_MARK_REMOVE, 1)
 CASE_QOP(15, past_end, QOP_PAST_END, 1)
 
-/* CASE_KIND(code, name, C identifier): what a mut record does to its register. */
+/* CASE_KIND(code, name, C identifier): what a mut record does to its
+ * register, and a stk record to each of its stack words. */
 #ifndef CASE_KIND
 #define CASE_KIND(code, name, id)
 #endif
@@ -91,7 +93,13 @@ CASE_KIND(0, abs, MUT_ABS)
 CASE_KIND(1, delta, MUT_DELTA)
 CASE_KIND(2, region, MUT_REGION)
 
-/* CASE_REGION(code, name, C identifier): where a region mut points. */
+/* CASE_REGION(code, name, C identifier): where a region mut or stk word
+ * points. image: into the forged copy of the stack top (a stk case; else
+ * the thread's own stack), so saved-fp chains can loop or run backwards;
+ * nmethod_entry: the first bytes of a known compiled method (method entry,
+ * frame not yet built); code_blob: inside a VM stub or blob the JVM
+ * reported (interpreter, deopt and uncommon-trap blobs, adapters, vtable
+ * and itable stubs), else the code cache. */
 #ifndef CASE_REGION
 #define CASE_REGION(code, name, id)
 #endif
@@ -106,6 +114,9 @@ CASE_REGION(7, unmapped, REGION_UNMAPPED)
 CASE_REGION(8, misaligned, REGION_MISALIGNED)
 CASE_REGION(9, noncanonical, REGION_NONCANONICAL)
 CASE_REGION(10, nmethod_tail, REGION_NMETHOD_TAIL)
+CASE_REGION(11, image, REGION_IMAGE)
+CASE_REGION(12, nmethod_entry, REGION_NMETHOD_ENTRY)
+CASE_REGION(13, code_blob, REGION_CODE_BLOB)
 
 /* CASE_REG_<ARCH>(code, name, alias, slot): logical registers. 0 pc, 1 sp,
  * 2 fp on every architecture; name is what the text form prints, alias

@@ -53,6 +53,16 @@ def main():
     for o, on in enumerate(case.QOPS):
         add('q_%s' % on, bytes([o, 0, 0, qop]))
     out.append('')
+    out.append('# stk records: 1 word, kind, region, record type; then anchor+offset (i64) heads')
+    stk = case.RECORD_LAYOUT['stk']['type']
+    for g, gn in enumerate(case.REGIONS):
+        add('s_%s' % gn, bytes([1, case.KINDS.index('region'), g, stk]))
+    add('s_delta', bytes([1, case.KINDS.index('delta'), 0, stk]))
+    add('s_abs', bytes([1, case.KINDS.index('abs'), 0, stk]))
+    for a, an in enumerate(case.ANCHORS):
+        for off, on in [(0, '0'), (8, '8'), (-8, 'minus8')]:
+            add('s_at_%s_%s' % (an, on), struct.pack('<Q', (off & 0xffffffff) | a << 32))
+    out.append('')
     out.append('# values (i64 little endian): small deltas, frame and page sizes, their negatives')
     for v in [1, 3, 7, 8, 16, 0x18, 0x20, 0x30, 0x40, 0x80, 0x100, 0x1000, 0x2000, 0x10000, 0x100000]:
         add('v_%#x' % v, struct.pack('<q', v))

@@ -33,6 +33,9 @@ V1_MAX_SIZE = HEADER + GLOBAL + V1_MAX_RECORDS * RECORD      # 208
 MAX_SIZE = 1024          # version 2 (CASE_MAX_SIZE)
 MAX_MUT = 32             # mut records in one program (CASE_MAX_MUTATIONS)
 MAX_QOP = 16             # qop records in one program (CASE_MAX_QOPS)
+MAX_STK = 8              # stk records in one program (CASE_MAX_STK)
+IMAGE_SIZE = 8192        # bytes of stack top a stk case forges (CASE_IMAGE_SIZE)
+ANCHORS = ['sp', 'fp', 'fp2', 'fp3', 'ret1', 'ret2', 'ret3', 'ret4']   # stk anchors, by code (case.h)
 V1_SIZES = {'entry': 4, 'mode': 3, 'kind': 3, 'region': 11}  # frozen: version 1 decodes modulo these
 
 
@@ -169,10 +172,77 @@ class QueueOp:
         return QueueOp(_lookup(QOPS, args[0], 'queue operation'), _signed64(_num(args[1], True)))
 
 
+@dataclass
+class StackPatch:
+    """Record type stk: words of the forged stack copy at anchor + offset, offset + 8, ...,
+    each read by kind as a mut value is."""
+    anchor: int = 0         # index in ANCHORS
+    offset: int = 0         # bytes, a multiple of 8
+    kind: int = 0
+    region: int = 0
+    words: List[int] = field(default_factory=list)
+
+    def pack(self):
+        v = (self.offset & 0xffffffff) | (self.anchor & 0xff) << 32
+        head = struct.pack('<BBBBQ', len(self.words) & 0xff, self.kind & 0xff,
+                           self.region & 0xff if self.kind == 2 else 0, RECORD_LAYOUT['stk']['type'], v)
+        return head + b''.join(struct.pack('<q', _signed64(w)) for w in self.words)
+
+    def text(self):
+        out = ['stk', _name(ANCHORS, self.anchor), '%+d' % self.offset, _name(KINDS, self.kind)]
+        if self.kind == 2:
+            out.append(_name(REGIONS, self.region))
+        for w in self.words:
+            w = _signed64(w)
+            out.append('-0x%x' % -w if self.kind == 1 and w < 0 else '0x%x' % (w & 0xffffffffffffffff))
+        return ' '.join(out)
+
+    @staticmethod
+    def check(rec, words, nregs):
+        head = rec[:RECORD]
+        if not words:
+            return None, (0, 'stk record without words')
+        kind, region = head[1], head[2]
+        if kind >= len(KINDS):
+            return None, (1, 'unknown mutation kind')
+        if kind == 2 and region >= len(REGIONS):
+            return None, (2, 'unknown region')
+        if kind != 2 and region:
+            return None, (2, 'region byte of an abs or delta record is not 0')
+        v = struct.unpack_from('<Q', head, 4)[0]
+        offset = _signed32(v & 0xffffffff)
+        if v >> 40:
+            return None, (9, 'stk bits 40-63 are not 0')
+        if (v >> 32) & 0xff >= len(ANCHORS):
+            return None, (8, 'unknown stk anchor')
+        if offset % 8:
+            return None, (4, 'stk offset is not a multiple of 8')
+        if not -IMAGE_SIZE < offset < IMAGE_SIZE:
+            return None, (4, 'stk offset outside the image')
+        return StackPatch((v >> 32) & 0xff, offset, kind, region, [_signed64(w) for w in words]), None
+
+    @staticmethod
+    def parse(args):
+        if len(args) < 4:
+            raise CaseError('stk ANCHOR OFFSET KIND [REGION] WORD...')
+        anchor = _lookup(ANCHORS, args[0], 'stk anchor')
+        off = _num(args[1][1:] if args[1].startswith('+') else args[1], True)
+        if off % 8 or not -IMAGE_SIZE < off < IMAGE_SIZE:
+            raise CaseError('stk offset %s: a multiple of 8 with |offset| < %d' % (args[1], IMAGE_SIZE))
+        kind = _lookup(KINDS, args[2], 'mutation kind')
+        rest, region = args[3:], 0
+        if kind == 2:
+            region, rest = _lookup(REGIONS, args[3], 'region'), args[4:]
+        if not rest or len(rest) > RECORD_LAYOUT['stk']['max_words']:
+            raise CaseError('stk takes 1 to %d words' % RECORD_LAYOUT['stk']['max_words'])
+        return StackPatch(anchor, off, kind, region, [_signed64(_num(w, True)) for w in rest])
+
+
 # Record types: name -> (Case attribute holding its records, class with check/parse,
 # the most a program holds). A type in src/case_codes.h without an entry here makes
 # tests/core_case_codes.t fail.
-RECORD_HANDLERS = {'mut': ('muts', Mutation, MAX_MUT), 'qop': ('qops', QueueOp, MAX_QOP)}
+RECORD_HANDLERS = {'mut': ('muts', Mutation, MAX_MUT), 'qop': ('qops', QueueOp, MAX_QOP),
+                   'stk': ('stks', StackPatch, MAX_STK)}
 
 
 @dataclass
@@ -185,6 +255,7 @@ class Case:
     flags: int = 0
     muts: List[Mutation] = field(default_factory=list)
     qops: List[QueueOp] = field(default_factory=list)
+    stks: List[StackPatch] = field(default_factory=list)
     version: int = VERSION  # a decoded file keeps its version, so encode() gives its bytes back
     dropped: int = 0        # canonical(): out-of-range fields and records left out
 
@@ -215,7 +286,8 @@ class Case:
         return out
 
     def copy(self):
-        return replace(self, muts=[replace(m) for m in self.muts], qops=[replace(q) for q in self.qops])
+        return replace(self, muts=[replace(m) for m in self.muts], qops=[replace(q) for q in self.qops],
+                       stks=[replace(k, words=list(k.words)) for k in self.stks])
 
     def canonical(self, nregs=len(REGS)):
         """The same program as the total decoder (case_decode) reads it, as a version 2
@@ -244,12 +316,18 @@ class Case:
                 c.dropped += 1
             else:
                 c.muts.append(good)
-        for q in self.qops:
-            good, _ = QueueOp.check(q.pack(), [], nregs)
-            if good is None or len(c.qops) == MAX_QOP:
-                c.dropped += 1
-            else:
-                c.qops.append(good)
+        for name in RECORD_TYPES:
+            if name == 'mut':
+                continue
+            attr, cls, most = RECORD_HANDLERS[name]
+            for r in getattr(self, attr):
+                rec = r.pack()
+                words = [struct.unpack_from('<Q', rec, RECORD + WORD * i)[0] for i in range((len(rec) - RECORD) // WORD)]
+                good, _ = cls.check(rec, words, nregs)
+                if good is None or len(getattr(c, attr)) == most:
+                    c.dropped += 1
+                else:
+                    getattr(c, attr).append(good)
         return c
 
     def text(self):
@@ -282,6 +360,11 @@ class Case:
 def _signed64(v):
     v &= 0xffffffffffffffff
     return v - (1 << 64) if v >> 63 else v
+
+
+def _signed32(v):
+    v &= 0xffffffff
+    return v - (1 << 32) if v >> 31 else v
 
 
 def _name(table, i):

@@ -269,6 +269,47 @@ static void qop_records(void)
     CHECK(rc == -1 && strstr(err, "unknown queue operation 'fly'"), "an unknown op in text is named: %s", err);
 }
 
+/* Record type stk: payload words, anchors, offsets; strict and total readers. */
+static void stk_records(void)
+{
+    struct case_prog p, q;
+    char err[200];
+    int rc = case_parse_text("asgf-case 1\nstk ret1 +0 region code_blob 0x10040\n"
+                             "stk fp -56 delta 0x8 -0x10 0x18\nmut fp region image 0\n", &p, err, sizeof err);
+    CHECK(rc == 0 && p.nstk == 2 && p.stk[0].anchor == STK_RET1 && p.stk[0].region == REGION_CODE_BLOB &&
+              p.stk[0].nwords == 1 && p.stk[1].offset == -56 && p.stk[1].nwords == 3 && p.stk[1].words[1] == -0x10,
+          "stk lines parse (%s)", rc ? err : "ok");
+    uint8_t b[CASE_MAX_SIZE];
+    size_t len = case_encode(&p, b), off = 0;
+    const char *why = "";
+    case_decode(b, len, arch_reg_count(), &q);
+    CHECK(case_validate(b, len, &off, &why) == 0 && q.nstk == 2 && q.stk[1].words[2] == 0x18 &&
+              q.stk[1].anchor == STK_FP && q.stk[1].offset == -56 && q.nmut == 1,
+          "stk records round-trip through the binary form (%s)", why);
+    CHECK(len == CASE_HEADER_SIZE + CASE_GLOBAL_SIZE + 3 * CASE_RECORD_SIZE + 4 * CASE_WORD_SIZE,
+          "the payload words follow their head (%zu bytes)", len);
+    /* the second stk record: after the mut record and the first stk record with its word */
+    size_t at = CASE_HEADER_SIZE + CASE_GLOBAL_SIZE + 2 * CASE_RECORD_SIZE + CASE_WORD_SIZE;
+    b[at + 4] = 0x0c; /* offset -56 -> not a multiple of 8 */
+    expect_invalid(b, len, at + 4, "a stk offset that is not a multiple of 8");
+    case_decode(b, len, arch_reg_count(), &q);
+    CHECK(q.nstk == 1 && q.dropped == 1, "the total decoder drops it and counts it (nstk %d, dropped %d)", q.nstk,
+          q.dropped);
+    case_encode(&p, b);
+    b[at + 8] = CASE_STK_ANCHORS;
+    expect_invalid(b, len, at + 8, "an unknown stk anchor");
+    case_encode(&p, b);
+    b[at] = CASE_STK_MAX_WORDS + 1;
+    expect_invalid(b, len, at, "a stk word count over the limit");
+    case_encode(&p, b);
+    b[at] = 0;
+    expect_invalid(b, len, at, "a stk record without words");
+    rc = case_parse_text("asgf-case 1\nstk fp +12 abs 1\n", &p, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "not a multiple of 8"), "a bad offset in text is named: %s", err);
+    rc = case_parse_text("asgf-case 1\nstk fp9 +8 abs 1\n", &p, err, sizeof err);
+    CHECK(rc == -1 && strstr(err, "unknown stk anchor 'fp9'"), "an unknown anchor in text is named: %s", err);
+}
+
 int main(void)
 {
     text_round_trip();
@@ -279,5 +320,6 @@ int main(void)
     version2_codes();
     text_errors();
     qop_records();
+    stk_records();
     return TAP_DONE();
 }
