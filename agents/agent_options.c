@@ -31,15 +31,16 @@ static const char *set_api(void *c, const char *v)
 }
 static const char *set_mutate(void *c, const char *v)
 {
-    if (!v) return "expected none, random, near, blind or corpus:<dir>, got";
+    if (!v) return "expected none, random, near, blind, forge or corpus:<dir>, got";
     if (!strcmp(v, "none")) CFG(c)->mutate = CASEGEN_NONE;
     else if (!strcmp(v, "blind")) CFG(c)->mutate = CASEGEN_BLIND;
     else if (!strcmp(v, "random")) CFG(c)->mutate = CASEGEN_RANDOM;
     else if (!strcmp(v, "near")) CFG(c)->mutate = CASEGEN_NEAR;
+    else if (!strcmp(v, "forge")) CFG(c)->mutate = CASEGEN_FORGE;
     else if (!strncmp(v, "corpus:", 7) && v[7] && strlen(v + 7) < sizeof CFG(c)->corpus) {
         CFG(c)->mutate = MUTATE_CORPUS;
         strcpy(CFG(c)->corpus, v + 7);
-    } else return "expected none, random, near, blind or corpus:<dir>, got";
+    } else return "expected none, random, near, blind, forge or corpus:<dir>, got";
     return NULL;
 }
 static const char *set_seed(void *c, const char *v)
@@ -146,8 +147,8 @@ static const struct opt_def defs[] = {
     {"interval", "sampling interval per thread (ns/us/ms/s; bare number = us), default 100us", set_interval},
     {"mode", "signal|thread|queue: who walks (default signal)", set_mode},
     {"api", "auto|asgst|agct: backend (default auto)", set_api},
-    {"mutate", "none|random|near|blind|corpus:<dir>: context mutation (default none; blind: sp, fp += "
-               "random 0..999999, a baseline)", set_mutate},
+    {"mutate", "none|random|near|blind|forge|corpus:<dir>: context mutation (default none; blind: sp, fp += "
+               "random 0..999999, a baseline; forge: forged stack words)", set_mutate},
     {"seed", "random seed (default 1)", set_seed},
     {"protect", "0|1: crash protection around every call (default 1)", set_protect},
     {"aim", "0|1: mutate only samples whose pc is in Java code (default 1)", set_aim},

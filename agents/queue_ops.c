@@ -127,7 +127,7 @@ void queue_ops_thread_end(JNIEnv *jni, int slot)
         agent_api->remove_frame_mark(m);
         op(QCOUNT_MARK_REMOVE);
         if (rnd(&t->hrng) % 8 == 0) {
-            struct guard_call gc = {agent_api->name, "remove_frame_mark_twice", "queue", NULL, 0, NULL};
+            struct guard_call gc = {agent_api->name, "remove_frame_mark_twice", "queue", NULL, 0, NULL, NULL, 0, 0};
             op(QCOUNT_MARK_REMOVE_TWICE);
             guard_run(remove_twice, m, &gc, NULL);
         }
@@ -199,7 +199,7 @@ void queue_ops_after_sample(int slot, void *uc)
 {
     if (!agent_cfg.queue_ops) return;
     struct sig_ops s = {&qt[slot], slot, uc};
-    struct guard_call gc = {agent_api->name, "queue_ops_signal", "queue", NULL, 0, NULL};
+    struct guard_call gc = {agent_api->name, "queue_ops_signal", "queue", NULL, 0, NULL, NULL, 0, 0};
     guard_run(signal_ops, &s, &gc, NULL);
 }
 
@@ -299,7 +299,7 @@ void queue_ops_in_handler(int slot, ASGST_Iterator *it)
     qops_run_handshake(agent_api, slot, it);
     if (!agent_cfg.queue_ops) return;
     struct handler_ops h = {&qt[slot], it};
-    struct guard_call gc = {agent_api->name, "queue_ops_handler", "queue", NULL, 0, NULL};
+    struct guard_call gc = {agent_api->name, "queue_ops_handler", "queue", NULL, 0, NULL, NULL, 0, 0};
     guard_run(handler_ops, &h, &gc, NULL);
 }
 

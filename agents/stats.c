@@ -8,6 +8,8 @@
 #include "jvm_threads.h"
 #include "queue_agct.h"
 #include "sigsafe.h"
+#include "jit_code.h"
+#include "stack_image.h"
 #include "stats.h"
 
 struct stats stats;
@@ -40,6 +42,12 @@ void stats_outcome(const struct exec_outcome *o)
 {
     if (o->fw >= 0 && o->fw < EXEC_FW__COUNT) atomic_fetch_add_explicit(&stats.fw[o->fw], 1, memory_order_relaxed);
     if (o->substituted) atomic_fetch_add_explicit(&stats.substituted, 1, memory_order_relaxed);
+    if (o->image == STACK_IMAGE_BUILT) {
+        atomic_fetch_add_explicit(&stats.forged_walks, 1, memory_order_relaxed);
+        atomic_fetch_add_explicit(&stats.forged_words, (unsigned long long)o->image_written, memory_order_relaxed);
+    } else if (o->image == STACK_IMAGE_FOREIGN) {
+        atomic_fetch_add_explicit(&stats.forged_foreign, 1, memory_order_relaxed);
+    }
     if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
         atomic_fetch_add(&stats.nested, 1);
         return;
@@ -116,6 +124,10 @@ void stats_summary(FILE *f, double t)
                "target timeouts %llu; suspend walks %llu (errors %llu)\n",
             stats_interval_percentile(0.5), stats_interval_percentile(0.99), stats.aimed, stats.unaimed,
             stats.queue_full, stats.queue_other, stats.target_timeouts, stats.suspend_walks, stats.suspend_errors);
+    if (stats.forged_walks || stats.forged_foreign)
+        fprintf(f, "asgf: forged stacks: %llu walks on a forged copy, %llu words forged, %llu cases not forged "
+                   "(not the thread's own context); %lu VM stubs known\n",
+                stats.forged_walks, stats.forged_words, stats.forged_foreign, jit_code_blob_count());
     if (stats.queue_handled)
         fprintf(f, "asgf: queue handlers ran %llu times, mean frames %.1f\n", stats.queue_handled,
                 (double)stats.queue_frames / (double)stats.queue_handled);
@@ -148,6 +160,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(walks); FIELD(traces); FIELD(depth_sum); FIELD(faults); FIELD(nested); FIELD(aimed); FIELD(unaimed);
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
     FIELD(suspend_frames); FIELD(list_walks); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
+    FIELD(forged_walks); FIELD(forged_words); FIELD(forged_foreign);
     long started, ended, matched;
     jvm_threads_counts(&started, &ended, &matched);
     fprintf(f, "  \"threads_registered\": %ld,\n", matched);

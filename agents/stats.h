@@ -19,6 +19,9 @@ struct stats {
     _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames, list_walks;
     _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
     _Atomic unsigned long long threads_walked; /* threads with at least one walk */
+    /* stk cases: walks that ran on a forged stack copy, forged words written,
+     * and cases whose copy could not be made (not the thread's own context) */
+    _Atomic unsigned long long forged_walks, forged_words, forged_foreign;
     _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
     _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
     long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */

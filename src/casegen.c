@@ -59,6 +59,66 @@ static void near(uint64_t *st, struct case_prog *p)
     }
 }
 
+/* Where a forged word goes: the slots HotSpot's walkers take on trust. */
+static void forge_slot(uint64_t r, struct case_stack_patch *s)
+{
+    switch (r % 8) {
+    case 0: case 1: /* a return address found by its value: compiled frames keep no fp */
+        s->anchor = (uint8_t)(STK_RET1 + (r >> 3) % 4), s->offset = (r >> 5) % 4 ? 0 : -8;
+        break;
+    case 2: /* the return address above a saved fp */
+        s->anchor = (uint8_t)(STK_FP + (r >> 3) % 3), s->offset = 8;
+        break;
+    case 3: /* the saved fp itself */
+        s->anchor = (uint8_t)(STK_FP + (r >> 3) % 3), s->offset = 0;
+        break;
+    case 4: /* an interpreter frame's slots below fp: sender sp, last sp,
+               Method*, mirror, mdp, cache, locals, bcp, monitors */
+        s->anchor = (uint8_t)(STK_FP + (r >> 3) % 2), s->offset = -8 * (int32_t)(1 + (r >> 5) % 12);
+        break;
+    default: /* the top frame's own words */
+        s->anchor = STK_SP, s->offset = 8 * (int32_t)((r >> 3) % ((r >> 12) % 4 ? 64 : 512));
+        break;
+    }
+}
+
+/* What a forged word holds: plausible values, each a different lie. */
+static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
+{
+    static const uint8_t regions[] = {
+        REGION_CODE_BLOB, REGION_CODE_BLOB, REGION_NMETHOD_ENTRY, REGION_NMETHOD_TAIL, REGION_CODE_CACHE,
+        REGION_LIBJVM_TEXT, REGION_OTHER_STACK, REGION_IMAGE, REGION_IMAGE, REGION_GUARD_PAGE,
+        REGION_JAVA_HEAP, REGION_UNMAPPED, REGION_NULL_PAGE, REGION_MISALIGNED,
+    };
+    unsigned pick = (unsigned)(r % 20);
+    for (int w = 0; w < s->nwords; w++) {
+        uint64_t v = casegen_next(st);
+        if (pick < sizeof regions) {
+            s->kind = MUT_REGION, s->region = regions[pick], s->words[w] = (int64_t)v;
+        } else if (pick < 18) {
+            /* valid-looking but wrong: a Method*, bcp or sender sp a little off */
+            s->kind = MUT_DELTA, s->region = 0;
+            int64_t d = (int64_t)(v % 64) * ((v >> 8) % 4 ? 8 : 1);
+            s->words[w] = (v >> 16) % 2 ? d : -d;
+        } else {
+            s->kind = MUT_ABS, s->region = 0, s->words[w] = (int64_t)(v % 64);
+        }
+    }
+}
+
+static void forge(uint64_t *st, struct case_prog *p)
+{
+    if (casegen_next(st) % 4 == 0) near(st, p);
+    p->nstk = 1 + (int)(casegen_next(st) % 3);
+    for (int i = 0; i < p->nstk; i++) {
+        struct case_stack_patch *s = &p->stk[i];
+        uint64_t r = casegen_next(st);
+        forge_slot(r, s);
+        s->nwords = (uint8_t)((r >> 20) % 4 ? 1 : 2 + (r >> 22) % 3);
+        forge_value(r >> 24, st, s);
+    }
+}
+
 void casegen_fill(enum casegen_strategy s, uint64_t *st, int nregs, struct case_prog *p)
 {
     memset(p, 0, sizeof *p);
@@ -75,6 +135,8 @@ void casegen_fill(enum casegen_strategy s, uint64_t *st, int nregs, struct case_
         p->nmut = 2;
         p->mut[0] = (struct case_mutation){ARCH_REG_SP, MUT_DELTA, 0, (int64_t)(casegen_next(st) % 1000000)};
         p->mut[1] = (struct case_mutation){ARCH_REG_FP, MUT_DELTA, 0, (int64_t)(casegen_next(st) % 1000000)};
+    } else if (s == CASEGEN_FORGE) {
+        forge(st, p);
     }
 }
 

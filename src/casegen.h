@@ -1,6 +1,6 @@
 /*
  * Case generators for harnesses that make their own inputs (the stress
- * agent's mutate=random/near, the JVM tests). Handler-safe: a xorshift
+ * agent's mutate=random/near/blind/forge, the JVM tests). Handler-safe: a xorshift
  * generator, no allocation.
  */
 #ifndef ASGF_CASEGEN_H
@@ -15,6 +15,8 @@ enum casegen_strategy {
     CASEGEN_NEAR,   /* pc/sp/fp nudged or pointed into named regions */
     CASEGEN_BLIND,  /* sp and fp each += a random 0..999999, nothing else: the
                        JEP 435 prototype's own test style, a baseline to beat */
+    CASEGEN_FORGE,  /* forged stack words (stk records) where walkers read
+                       them, now and then with a near register mutation */
 };
 
 uint64_t casegen_next(uint64_t *state);

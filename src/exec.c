@@ -6,6 +6,7 @@
 #include "info_calls.h"
 #include "mutate.h"
 #include "qops.h"
+#include "stack_image.h"
 
 struct call {
     const struct exec_ctx *cx;
@@ -113,10 +114,15 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
                const struct thread_info *self, struct exec_outcome *out)
 {
     ucontext_t uc;
+    /* Here, in this frame: below the interrupted sp on the thread's own
+     * stack, and alive for the whole guarded call. */
+    struct stack_image img;
     memset(out, 0, sizeof *out);
     if (live) memcpy(&uc, live, sizeof uc);
     else memset(&uc, 0, sizeof uc);
-    out->region_hits = mutate_apply(p, &uc, self);
+    out->image = stack_image_build(&img, p, &uc, self);
+    out->image_written = img.written, out->image_skipped = img.skipped;
+    out->region_hits = mutate_apply(p, &uc, self, out->image == STACK_IMAGE_BUILT ? &img : NULL);
     inflight_store(cx->case_bytes, cx->case_len);
 
     /* The thread's current queue, if a harness keeps it in qops (a qop may
@@ -128,7 +134,8 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     cx = &here;
     out->entry = exec_entry_to_run(cx, p->entry);
     out->substituted = out->entry != p->entry;
-    struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL};
+    struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL, NULL, 0, 0};
+    if (out->image == STACK_IMAGE_BUILT) gc.image = img.words, gc.image_len = img.len, gc.image_real_sp = img.real_sp;
     uint64_t seed = 0xcbf29ce484222325ULL; /* FNV-1a */
     for (size_t i = 0; i < cx->case_len; i++) seed = (seed ^ cx->case_bytes[i]) * 0x100000001b3ULL;
     struct call c = {cx, p, &uc, out, seed, slot};

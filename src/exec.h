@@ -59,6 +59,9 @@ struct exec_outcome {
     int entry;          /* the entry point that ran (enum case_entry), see exec_entry_to_run */
     int substituted;    /* entry differs from the case's: the backend or thread lacked that one */
     uint32_t region_hits;
+    int image;          /* enum stack_image_result: whether the walk ran on a forged stack copy */
+    int image_written;  /* forged words written into it */
+    int image_skipped;  /* forged words that fell outside it (or the image was not built) */
     int guard_rc;       /* guard_run's answer: 0, a signal number, GUARD_NESTED/FULL */
     struct guard_fault fault;
 };

@@ -40,6 +40,11 @@ struct guard_call {
     const uint8_t *case_bytes;
     size_t case_len;
     const int *last_vm; /* optional: the last value the VM returned before the fault (INT_MIN: none) */
+    /* optional: the forged stack copy the walk ran on (src/stack_image.h),
+     * written into the record so the words the walker read are kept */
+    const uint64_t *image;
+    size_t image_len;
+    uintptr_t image_real_sp;
 };
 
 struct guard_fault {

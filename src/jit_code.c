@@ -12,6 +12,24 @@ static _Atomic uintptr_t starts[SLOTS];
 static _Atomic uintptr_t sizes[SLOTS];
 static _Atomic unsigned long next_slot;
 
+/* VM-generated code (DynamicCodeGenerated): interpreter, deopt and
+ * uncommon-trap blobs, adapters, vtable/itable and runtime stubs. Never
+ * unloaded one by one, so a plain append-only table. */
+#define BLOBS 4096
+static _Atomic uintptr_t blob_starts[BLOBS];
+static _Atomic uintptr_t blob_sizes[BLOBS];
+static _Atomic unsigned long nblobs;
+
+static void JNICALL on_blob(jvmtiEnv *env, const char *name, const void *addr, jint length)
+{
+    (void)env, (void)name;
+    if (!addr || length <= 0) return;
+    unsigned long i = atomic_fetch_add(&nblobs, 1);
+    if (i >= BLOBS) return;
+    atomic_store(&blob_sizes[i], (uintptr_t)length);
+    atomic_store(&blob_starts[i], (uintptr_t)addr);
+}
+
 static void JNICALL on_load(jvmtiEnv *env, jmethodID m, jint size, const void *addr, jint map_len,
                             const jvmtiAddrLocationMap *map, const void *info)
 {
@@ -45,16 +63,22 @@ int jit_code_attach(JavaVM *vm, const char **why)
     memset(&cb, 0, sizeof cb);
     cb.CompiledMethodLoad = on_load;
     cb.CompiledMethodUnload = on_unload;
+    cb.DynamicCodeGenerated = on_blob;
     if ((*env)->AddCapabilities(env, &caps) != JVMTI_ERROR_NONE ||
         (*env)->SetEventCallbacks(env, &cb, sizeof cb) != JVMTI_ERROR_NONE ||
         (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_LOAD, NULL) != JVMTI_ERROR_NONE ||
-        (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL) != JVMTI_ERROR_NONE) {
-        *why = "cannot enable CompiledMethodLoad events";
+        (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_COMPILED_METHOD_UNLOAD, NULL) != JVMTI_ERROR_NONE ||
+        (*env)->SetEventNotificationMode(env, JVMTI_ENABLE, JVMTI_EVENT_DYNAMIC_CODE_GENERATED, NULL) != JVMTI_ERROR_NONE) {
+        *why = "cannot enable CompiledMethodLoad and DynamicCodeGenerated events";
         return -1;
     }
     jvmtiPhase phase;
-    if ((*env)->GetPhase(env, &phase) == JVMTI_ERROR_NONE && phase == JVMTI_PHASE_LIVE)
+    /* Blobs made before this env existed (the interpreter, most stubs) are
+     * only reported on request; in the onload phase they come as made. */
+    if ((*env)->GetPhase(env, &phase) == JVMTI_ERROR_NONE && phase == JVMTI_PHASE_LIVE) {
         (*env)->GenerateEvents(env, JVMTI_EVENT_COMPILED_METHOD_LOAD);
+        (*env)->GenerateEvents(env, JVMTI_EVENT_DYNAMIC_CODE_GENERATED);
+    }
     return 0;
 }
 
@@ -70,4 +94,22 @@ int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size)
         }
     }
     return 0;
+}
+
+int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size)
+{
+    unsigned long count = atomic_load(&nblobs);
+    if (count > BLOBS) count = BLOBS;
+    if (!count) return 0;
+    unsigned long i = (unsigned long)(n % count);
+    uintptr_t s = atomic_load(&blob_starts[i]), z = atomic_load(&blob_sizes[i]);
+    if (!s || !z) return 0;
+    *start = s, *size = z;
+    return 1;
+}
+
+unsigned long jit_code_blob_count(void)
+{
+    unsigned long count = atomic_load(&nblobs);
+    return count > BLOBS ? BLOBS : count;
 }

@@ -17,4 +17,10 @@ int jit_code_attach(JavaVM *vm, const char **why);
  * start of its instructions and their size. 0 if none is known. */
 int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size);
 
+/* [handler-safe] The n-th VM stub or blob reported by DynamicCodeGenerated
+ * (modulo their count): start and size. 0 if none is known. */
+int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size);
+/* How many blobs are known (for stats lines and tests). */
+unsigned long jit_code_blob_count(void);
+
 #endif

@@ -2,6 +2,7 @@
 #include "arch.h"
 #include "jit_code.h"
 #include "mutate.h"
+#include "stack_image.h"
 
 #define GUARD_SPAN (64u << 10) /* HotSpot's reserved/yellow/red zones fit well inside this */
 #define ALIGN8(x) ((x) & ~(uint64_t)7)
@@ -10,10 +11,11 @@ static uint64_t within(uint64_t lo, uint64_t hi, uint64_t off) { return hi > lo 
 
 /* One case per region and no default: a region added to case_codes.h
  * without its address rule here fails to compile (-Wswitch). */
-static uint64_t region_value(enum region_id region, uint64_t off, uint64_t real, const struct thread_info *self)
+uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const struct thread_info *self,
+                             const struct stack_image *img)
 {
-    uintptr_t lo, hi;
-    switch (region) {
+    uintptr_t lo, hi, start, size;
+    switch ((enum region_id)region_code) {
     case REGION_OWN_STACK: {
         uint64_t top = self && self->stack_hi > real ? self->stack_hi : real + GUARD_SPAN;
         return ALIGN8(within(real, top, off));
@@ -21,33 +23,42 @@ static uint64_t region_value(enum region_id region, uint64_t off, uint64_t real,
     case REGION_OTHER_STACK: {
         const struct thread_info *t = threads_other(self ? self->tid : 0, (unsigned)(off >> 48));
         if (t && t->stack_hi > t->stack_lo) return ALIGN8(within(t->stack_lo, t->stack_hi, off & 0xffffffffffffULL));
-        return region_value(REGION_OWN_STACK, off, real, self);
+        return mutate_region_value(REGION_OWN_STACK, off, real, self, img);
     }
     case REGION_CODE_CACHE:
     case REGION_LIBJVM_TEXT:
-        return regions_bounds(region, &lo, &hi) ? within(lo, hi, off) : off;
+        return regions_bounds(region_code, &lo, &hi) ? within(lo, hi, off) : off;
     case REGION_JAVA_HEAP:
     case REGION_UNMAPPED:
-        return regions_bounds(region, &lo, &hi) ? ALIGN8(within(lo, hi, off)) : off;
+        return regions_bounds(region_code, &lo, &hi) ? ALIGN8(within(lo, hi, off)) : off;
     case REGION_GUARD_PAGE:
         if (self && self->stack_lo) return ALIGN8(within(self->stack_lo, self->stack_lo + GUARD_SPAN, off));
         return ALIGN8(within(real - (1u << 20), real - (1u << 20) + GUARD_SPAN, off));
     case REGION_NULL_PAGE: return off % 4096;
     case REGION_MISALIGNED: return real + 1 + off % 7;
     case REGION_NONCANONICAL: return arch_noncanonical_base() + off % (1ULL << 40);
-    case REGION_NMETHOD_TAIL: {
-        uintptr_t start, size;
+    case REGION_NMETHOD_TAIL:
         if (jit_code_pick(off >> 8, &start, &size)) return start + size + (off & 0xff);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
-    }
+    case REGION_IMAGE:
+        if (stack_image_bounds(img, &lo, &hi)) return ALIGN8(within(lo, hi, off));
+        return mutate_region_value(REGION_OWN_STACK, off, real, self, img);
+    case REGION_NMETHOD_ENTRY:
+        /* the first instructions: stack bang, frame push, not yet a frame */
+        if (jit_code_pick(off >> 8, &start, &size)) return start + (off & 0x3f) % (size ? size : 1);
+        return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
+    case REGION_CODE_BLOB:
+        if (jit_code_pick_blob(off >> 16, &start, &size)) return start + (off & 0xffff) % (size ? size : 1);
+        return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
     }
     return off;
 }
 
-int mutate_classify(uintptr_t a, const struct thread_info *self)
+int mutate_classify(uintptr_t a, const struct thread_info *self, const struct stack_image *img)
 {
     uintptr_t lo, hi;
     if (a < 4096) return REGION_NULL_PAGE;
+    if (stack_image_bounds(img, &lo, &hi) && a >= lo && a < hi) return REGION_IMAGE;
     if (a >= arch_noncanonical_base()) return REGION_NONCANONICAL;
     if (self && a >= self->stack_lo && a < self->stack_lo + GUARD_SPAN) return REGION_GUARD_PAGE;
     if (self && a >= self->stack_lo && a < self->stack_hi) return (a & 7) ? REGION_MISALIGNED : REGION_OWN_STACK;
@@ -57,7 +68,8 @@ int mutate_classify(uintptr_t a, const struct thread_info *self)
     return -1;
 }
 
-uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct thread_info *self)
+uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct thread_info *self,
+                      const struct stack_image *img)
 {
     uint32_t hits = 0;
     for (int i = 0; i < p->nmut; i++) {
@@ -68,9 +80,9 @@ uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct th
         switch ((enum mut_kind)m->kind) {
         case MUT_ABS: *slot = v; break;
         case MUT_DELTA: *slot = real + v; break;
-        case MUT_REGION: *slot = region_value((enum region_id)m->region, v, real, self); break;
+        case MUT_REGION: *slot = mutate_region_value(m->region, v, real, self, img); break;
         }
-        int r = mutate_classify((uintptr_t)*slot, self);
+        int r = mutate_classify((uintptr_t)*slot, self, img);
         if (r >= 0) hits |= 1u << r;
     }
     return hits;

@@ -222,7 +222,7 @@ int qops_run_handshake(const struct api *api, int slot, ASGST_Iterator *it)
     size_t len = t->pending_len;
     memcpy(bytes, t->pending_case, len);
     atomic_store(&t->waiting, 0); /* before running: a caught fault must not leave them waiting */
-    struct guard_call gc = {api->name, "qop_handshake", "queue", bytes, len, NULL};
+    struct guard_call gc = {api->name, "qop_handshake", "queue", bytes, len, NULL, NULL, 0, 0};
     guard_run(run_ops, &h, &gc, NULL);
     return h.n;
 }

@@ -51,6 +51,32 @@ static void frame_line(struct sbuf *b, const char *key, int index, uintptr_t pc)
 
 static const char *or_unknown(const char *s) { return s ? s : "?"; }
 
+/* [handler-safe] A forged stack copy's header line and its forged words:
+ * those that differ from the live stack the copy was taken from
+ * (relocation aside), at most 48, each with the module it points into. The
+ * live words are still there: the faulting thread is the copied one, in its
+ * handler, below the copied frames. */
+static void image_lines(struct sbuf *b, const struct guard_call *c)
+{
+    uintptr_t copy = (uintptr_t)c->image, real = c->image_real_sp, delta = real - copy;
+    sb_str(b, "image: copy ");
+    sb_hex(b, copy, 16);
+    sb_str(b, " sp ");
+    sb_hex(b, real, 16);
+    sb_str(b, " bytes ");
+    sb_dec(b, (long long)c->image_len);
+    sb_chr(b, '\n');
+    const uint64_t *live = (const uint64_t *)real;
+    int shown = 0;
+    for (size_t i = 0; i < c->image_len / 8 && shown < 48; i++) {
+        uint64_t was = live[i];
+        if (was >= real && was < real + c->image_len) was -= delta;
+        if (c->image[i] == was) continue;
+        shown++;
+        frame_line(b, "image_word: ", (int)(i * 8), (uintptr_t)c->image[i]);
+    }
+}
+
 static _Atomic long per_key_limit = RECORD_PER_KEY_DEFAULT;
 static _Atomic long total_limit = RECORD_TOTAL_DEFAULT;
 static _Atomic unsigned record_seq;
@@ -240,6 +266,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
 
     frame_line(&b, "pc: ", -1, pcs[0]);
     for (int i = 0; i < n; i++) frame_line(&b, "frame: ", i, pcs[i]);
+    if (c && c->image && c->image_len) image_lines(&b, c);
     sb_str(&b, "case: ");
     if (c && c->case_bytes) sb_hexbytes(&b, c->case_bytes, c->case_len);
     sb_str(&b, "\nEND\n");

@@ -90,6 +90,13 @@ $(BUILD)/tests/libenospc.so: tests/c/enospc_shim.c
 
 TEST_BINS += $(BUILD)/tests/libenospc.so
 
+# A walker that reads return addresses off the stack (tests/forged_stack.t).
+$(BUILD)/tests/libstandin_stackread.so: tests/jvm/standin_stackread.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -shared $< -o $@
+
+TEST_BINS += $(BUILD)/tests/libstandin_stackread.so
+
 .PHONY: tests-build
 # The oracle's lying walker (tests/oracle.t): preloaded and loaded as an agent.
 $(BUILD)/tests/libstandin_liar.so: tests/jvm/standin_liar.c

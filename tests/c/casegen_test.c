@@ -29,7 +29,7 @@ static void blind_moves_sp_and_fp_only(void)
     before = uc;
     struct case_prog p;
     casegen_fill(CASEGEN_BLIND, &st, arch_reg_count(), &p);
-    mutate_apply(&p, &uc, NULL);
+    mutate_apply(&p, &uc, NULL, NULL);
     CHECK(*arch_reg_slot(&uc, ARCH_REG_SP) == 0x7f0000000000 + (uint64_t)p.mut[0].value &&
               *arch_reg_slot(&uc, ARCH_REG_FP) == 0x7f0000001000 + (uint64_t)p.mut[1].value,
           "blind: applied to a context, sp and fp move by the case's deltas");

@@ -20,7 +20,7 @@ int main(void)
     if (guard_install(NULL, &why)) return fprintf(stderr, "guard: %s\n", why), 1;
     threads_register_self("bench", NULL);
     const long n = 20000000;
-    struct guard_call call = {"agct", "bench", "direct", NULL, 0, NULL};
+    struct guard_call call = {"agct", "bench", "direct", NULL, 0, NULL, NULL, 0, 0};
     double best_bare = 1e9, best_guarded = 1e9;
     for (int round = 0; round < 5; round++) {
         double t0 = now();

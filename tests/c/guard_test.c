@@ -14,7 +14,7 @@
 
 static char dir[] = "/tmp/asgf-guard-XXXXXX";
 static const uint8_t case_bytes[] = "ASGF\1\0\0\0\0\0\0\0\0\0\0\0";
-static const struct guard_call call = {"agct", "test", "direct", case_bytes, 16, NULL};
+static const struct guard_call call = {"agct", "test", "direct", case_bytes, 16, NULL, NULL, 0, 0};
 
 /* The address goes through a volatile so the compiler cannot see (and
  * warn about) the deliberate bad access. */

@@ -55,7 +55,7 @@ int main(int argc, char **argv)
     int rounds = atoi(argv[3]), caught = 0;
     for (int r = 0; r < rounds; r++)
         for (int i = 0; i < 3; i++) {
-            struct guard_call gc = {"asgst", calls[i].entry, "direct", NULL, 0, NULL};
+            struct guard_call gc = {"asgst", calls[i].entry, "direct", NULL, 0, NULL, NULL, 0, 0};
             struct guard_fault f;
             caught += guard_run(calls[i].fn, NULL, &gc, &f) != 0;
         }

@@ -1,0 +1,56 @@
+/*
+ * Forged stack memory. HotSpot's walkers check the top frame's registers
+ * and then trust what they read from the stack: return addresses, saved
+ * frame pointers, interpreter frame slots. A case with stk records (see
+ * case.h) walks a copy of the thread's stack top instead of the stack
+ * itself: the copy lies in the caller's frame, so it is inside the walked
+ * thread's stack bounds (which the walkers check), the thread's live frames
+ * are never written, and the forged words are what the walker reads.
+ *
+ * Building an image, in order:
+ *   1. copy [sp, sp + len) of the live stack (len up to CASE_IMAGE_SIZE,
+ *      clipped at the stack's top);
+ *   2. relocate: every copied word that points into [sp, sp + len) is moved
+ *      by the same distance, so saved-fp chains and interpreter slots lead
+ *      through the copy rather than back into the live stack;
+ *   3. resolve every record's anchor on that untouched copy: sp, fp, a
+ *      saved fp up the chain while it stays inside the copy, or the k-th
+ *      word holding a code address (a return-address slot, see case.h);
+ *   4. write the records' words in file order (a word outside the copy, or
+ *      an anchor the chain never reaches, is skipped and counted);
+ *   5. point the context's sp (and fp, when it was inside the copy) at it.
+ * Everything here is handler-safe.
+ */
+#ifndef ASGF_STACK_IMAGE_H
+#define ASGF_STACK_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ucontext.h>
+#include "case.h"
+#include "regions.h"
+
+struct stack_image {
+    uint64_t words[CASE_IMAGE_SIZE / 8];
+    uintptr_t real_sp; /* the live sp the copy starts at */
+    size_t len;        /* bytes copied; 0: no image was built */
+    int written;       /* forged words written */
+    int skipped;       /* forged words outside the copy or at an anchor not reached */
+};
+
+enum stack_image_result {
+    STACK_IMAGE_NONE,    /* the case has no stk record */
+    STACK_IMAGE_BUILT,   /* uc now walks the copy */
+    STACK_IMAGE_FOREIGN, /* not built: the context is not the calling thread's
+                            own (thread mode), or its sp is not on its stack */
+};
+
+/* [handler-safe] Builds img for p from uc (see above) and points uc at it.
+ * self: the registered thread whose context uc is; NULL: not built. */
+enum stack_image_result stack_image_build(struct stack_image *img, const struct case_prog *p, ucontext_t *uc,
+                                          const struct thread_info *self);
+
+/* [handler-safe] Whether addr lies in a built image; base and size of it. */
+int stack_image_bounds(const struct stack_image *img, uintptr_t *lo, uintptr_t *hi);
+
+#endif
