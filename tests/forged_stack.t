@@ -25,6 +25,31 @@ print(case.load(sys.argv[1])[0].text())' "$small" 2>&1 | grep '^stk')
 [ "$c_text" = "stk sp +8 abs 0xdead0040" ] && [ "$py_text" = "$c_text" ]
 ok $? "the bucket's case keeps the stk record, read alike by C and Python ('$c_text' / '$py_text')"
 
+# The bug report of that bucket: its class, the forged words, the input.
+crash-triage/writeup "$(dirname "$small")" >"$d/writeup.md" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q '^- reachability: forged stack words; robustness only' "$d/writeup.md" &&
+  grep -q '^image_word: 8 0x00000000dead0040' "$d/writeup.md" && grep -q '^stk sp +8 abs 0xdead0040' "$d/writeup.md" &&
+  grep -q 'ASGST_RunWithIterator' "$d/writeup.md"
+ok $? "crash-triage/writeup: reachability class, forged words, minimized input, symbolized frame (rc $rc)"
+
+# verify-reproducers on a directory of one reproducer, and of one that cannot reproduce.
+major=$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
+mkdir -p "$d/repros" "$d/repros-bad"
+"$BUILD/bin/casetool" encode tests/cases/forged-return.txt -o "$d/repros/forged.case" >/dev/null
+cp "$d/repros/forged.case" "$d/repros-bad/forged.case"
+echo "verify: case=forged.case jdk=$major via=replay api=asgst expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros/forged.md"
+echo "verify: case=forged.case jdk=$major via=replay api=asgst expect=SIGSEGV in somewhere_else" >"$d/repros-bad/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros" --jdk "$JAVA_HOME" -n 2 >"$d/vr.out" 2>&1; rc=$?
+[ $rc = 0 ] && tail -1 "$d/vr.out" | grep -qx 'reproducers: 1 root causes, 1 reproduce'
+ok $? "verify-reproducers: the stand-in reproducer reproduces (rc $rc: $(tail -1 "$d/vr.out"))"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-bad" --jdk "$JAVA_HOME" -n 1 >"$d/vr2.out" 2>&1; rc=$?
+[ $rc = 1 ] && tail -1 "$d/vr2.out" | grep -qx 'reproducers: 1 root causes, 0 reproduce'
+ok $? "verify-reproducers: an expectation that does not come back fails (rc $rc: $(tail -1 "$d/vr2.out"))"
+echo "verify: case=forged.case jdk=$major colour=blue expect=x" >"$d/repros-bad/forged.md"
+crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr3.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "forged.md:1: unknown word 'colour=blue'" "$d/vr3.out"
+ok $? "verify-reproducers: a malformed verify: line is named with its file and line (rc $rc)"
+
 LD_PRELOAD=$lib ASGF_API=asgst fuzz/replay -n 5 --record-dir "$d/rec2" tests/cases/forged-return-control.txt \
   >"$d/control.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'faults: 0/5 runs' "$d/control.out"
