@@ -32,6 +32,13 @@ crash-triage/writeup "$(dirname "$small")" >"$d/writeup.md" 2>&1; rc=$?
   grep -q 'ASGST_RunWithIterator' "$d/writeup.md"
 ok $? "crash-triage/writeup: reachability class, forged words, minimized input, symbolized frame (rc $rc)"
 
+# The standalone reproducer of that bucket: builds without the framework and walks forged stacks.
+crash-triage/standalone "$(dirname "$small")" -o "$d/standalone" >/dev/null 2>&1 &&
+  (cd "$d/standalone" && CC="${CC:-cc} -Werror" sh build.sh >build.log 2>&1 && timeout 60 sh run.sh 2 3 >run.log 2>&1)
+rc=$?; walks=$(sed -n 's/^repro: \([0-9]*\) walks, \([0-9]*\) on a forged stack.*/\2/p' "$d/standalone/run.log")
+[ $rc = 0 ] && [ "${walks:-0}" -gt 0 ]
+ok $? "crash-triage/standalone: agent and workload build with -Werror and walk forged stacks (rc $rc, ${walks:-0} forged walks)"
+
 # verify-reproducers on a directory of one reproducer, and of one that cannot reproduce.
 major=$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
 mkdir -p "$d/repros" "$d/repros-bad"
