@@ -22,7 +22,6 @@
 #include "qops.h"
 #include "queue_ops.h"
 #include "regions.h"
-#include "stats.h"
 
 /* The queue and mark themselves live in the core's qops registry, where a
  * case's qop records see them too. */

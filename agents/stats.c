@@ -3,7 +3,6 @@
 #include <time.h>
 #include "api.h"
 #include "queue_ops.h"
-#include "agent.h"
 #include "case.h"
 #include "jvm_threads.h"
 #include "queue_agct.h"
@@ -141,7 +140,7 @@ void stats_summary(FILE *f, double t)
         if (stats.fw[i]) fprintf(f, " %s=%llu", exec_fw_name(i), stats.fw[i]);
     fprintf(f, "\n");
     fflush(f);
-    if (agent_api) api_report_calls(agent_api, fileno(f));
+    if (code_api) api_report_calls(code_api, fileno(f));
     fprintf(f, "asgf: raw codes:");
     for (int i = 0; i < N_RAW; i++)
         if (stats.raw[i]) fprintf(f, " %s=%llu", raw_name(i), stats.raw[i]);
@@ -176,9 +175,9 @@ int stats_write_json(const char *path, double t, const char *config_line)
             stats.substituted);
     for (int i = 0; i < EXEC_FW__COUNT; i++) fprintf(f, "%s\"%s\": %llu", i ? ", " : "", exec_fw_name(i), stats.fw[i]);
     fprintf(f, "},\n  \"api_calls\": {");
-    for (int i = 0, first = 1; agent_api && agent_api->calls && i < ASGST_EP__COUNT; i++)
-        if (agent_api->calls[i])
-            fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", api_entry_point_name(i), agent_api->calls[i]), first = 0;
+    for (int i = 0, first = 1; code_api && code_api->calls && i < ASGST_EP__COUNT; i++)
+        if (code_api->calls[i])
+            fprintf(f, "%s\"%s\": %llu", first ? "" : ", ", api_entry_point_name(i), code_api->calls[i]), first = 0;
     fprintf(f, "},\n");
     queue_ops_json(f);
     fprintf(f, "  \"raw_codes\": {");

@@ -183,13 +183,6 @@ int case_validate(const uint8_t *buf, size_t len, size_t *off, const char **err)
     return records_v2(buf, len, CASE_HEADER_SIZE + CASE_GLOBAL_SIZE, arch_reg_count(), &scratch, 1, off, err);
 }
 
-static uint64_t le64(const uint8_t *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | p[i];
-    return v;
-}
-
 /* Version 1 and headerless bytes, as they were always read: every field
  * modulo the size its table had then (4 entries, 3 modes, 3 kinds, 11
  * regions; registers modulo the architecture's count, see arch.c), at most
@@ -218,7 +211,7 @@ static void decode_v1(const uint8_t *buf, size_t len, int nregs, struct case_pro
         m->reg = (uint8_t)(r[0] % (nregs > 0 ? nregs : 3));
         m->kind = r[1] % V1_KINDS;
         m->region = r[2] % V1_REGIONS;
-        m->value = (int64_t)le64(r + 4);
+        m->value = (int64_t)case_get_le64(r + 4);
     }
 }
 

@@ -208,6 +208,19 @@ int case_mode_parse(const char *s);
 int case_kind_parse(const char *s);
 int case_region_parse(const char *s);
 
+/* [handler-safe] Little-endian 64-bit words, as every multi-byte field of
+ * the format is stored. */
+static inline uint64_t case_get_le64(const uint8_t *b)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+    return v;
+}
+static inline void case_put_le64(uint8_t *b, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
+}
+
 /* ---- record types ----
  * A record type is one line in case_codes.h (CASE_RECORD) and one file,
  * src/case_rec_<name>.c, defining `const struct case_record_handler

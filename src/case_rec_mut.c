@@ -18,9 +18,7 @@ static int decode(const uint8_t *r, int nwords, int nregs, struct case_prog *p, 
     if (p->nmut == CASE_MAX_MUTATIONS) return *bad = 0, *why = "more than 32 mut records", -1;
     struct case_mutation *m = &p->mut[p->nmut++];
     m->reg = r[0], m->kind = r[1], m->region = r[2];
-    uint64_t v = 0;
-    for (int i = 11; i >= 4; i--) v = (v << 8) | r[i];
-    m->value = (int64_t)v;
+    m->value = (int64_t)case_get_le64(r + 4);
     return 0;
 }
 
@@ -31,8 +29,7 @@ static size_t encode(const struct case_prog *p, int i, uint8_t *r)
 {
     const struct case_mutation *m = &p->mut[i];
     r[0] = m->reg, r[1] = m->kind, r[2] = m->kind == MUT_REGION ? m->region : 0, r[3] = CASE_REC_MUT;
-    uint64_t v = (uint64_t)m->value;
-    for (int b = 0; b < 8; b++) r[4 + b] = (uint8_t)(v >> (8 * b));
+    case_put_le64(r + 4, (uint64_t)m->value);
     return CASE_RECORD_SIZE;
 }
 

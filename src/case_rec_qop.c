@@ -35,9 +35,7 @@ static int decode(const uint8_t *r, int nwords, int nregs, struct case_prog *p, 
     if (p->nqop == CASE_MAX_QOPS) return *bad = 0, *why = "more than 16 qop records", -1;
     struct case_qop *q = &p->qop[p->nqop++];
     q->op = r[0];
-    uint64_t v = 0;
-    for (int i = 11; i >= 4; i--) v = (v << 8) | r[i];
-    q->value = (int64_t)v;
+    q->value = (int64_t)case_get_le64(r + 4);
     return 0;
 }
 
@@ -48,8 +46,7 @@ static size_t encode(const struct case_prog *p, int i, uint8_t *r)
 {
     const struct case_qop *q = &p->qop[i];
     r[0] = q->op, r[1] = r[2] = 0, r[3] = CASE_REC_QOP;
-    uint64_t v = (uint64_t)q->value;
-    for (int b = 0; b < 8; b++) r[4 + b] = (uint8_t)(v >> (8 * b));
+    case_put_le64(r + 4, (uint64_t)q->value);
     return CASE_RECORD_SIZE;
 }
 

@@ -23,18 +23,6 @@ int case_anchor_parse(const char *s)
     return -1;
 }
 
-static uint64_t le64(const uint8_t *b)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
-    return v;
-}
-
-static void put64(uint8_t *b, uint64_t v)
-{
-    for (int i = 0; i < 8; i++) b[i] = (uint8_t)(v >> (8 * i));
-}
-
 /* [handler-safe] */
 static int decode(const uint8_t *r, int nwords, int nregs, struct case_prog *p, size_t *bad, const char **why)
 {
@@ -43,7 +31,7 @@ static int decode(const uint8_t *r, int nwords, int nregs, struct case_prog *p, 
     if (r[1] >= MUT__COUNT) return *bad = 1, *why = "unknown mutation kind", -1;
     if (r[1] == MUT_REGION && r[2] >= REGION__COUNT) return *bad = 2, *why = "unknown region", -1;
     if (r[1] != MUT_REGION && r[2]) return *bad = 2, *why = "region byte of an abs or delta record is not 0", -1;
-    uint64_t v = le64(r + 4);
+    uint64_t v = case_get_le64(r + 4);
     int32_t offset = (int32_t)(uint32_t)v;
     if (v >> 40) return *bad = 9, *why = "stk bits 40-63 are not 0", -1;
     if ((v >> 32 & 0xff) >= CASE_STK_ANCHORS) return *bad = 8, *why = "unknown stk anchor", -1;
@@ -54,7 +42,7 @@ static int decode(const uint8_t *r, int nwords, int nregs, struct case_prog *p, 
     struct case_stack_patch *s = &p->stk[p->nstk++];
     s->nwords = (uint8_t)nwords, s->kind = r[1], s->region = r[2];
     s->anchor = (uint8_t)(v >> 32), s->offset = offset;
-    for (int i = 0; i < nwords; i++) s->words[i] = (int64_t)le64(r + CASE_RECORD_SIZE + i * CASE_WORD_SIZE);
+    for (int i = 0; i < nwords; i++) s->words[i] = (int64_t)case_get_le64(r + CASE_RECORD_SIZE + i * CASE_WORD_SIZE);
     return 0;
 }
 
@@ -65,8 +53,8 @@ static size_t encode(const struct case_prog *p, int i, uint8_t *r)
 {
     const struct case_stack_patch *s = &p->stk[i];
     r[0] = s->nwords, r[1] = s->kind, r[2] = s->kind == MUT_REGION ? s->region : 0, r[3] = CASE_REC_STK;
-    put64(r + 4, (uint64_t)(uint32_t)s->offset | (uint64_t)s->anchor << 32);
-    for (int w = 0; w < s->nwords; w++) put64(r + CASE_RECORD_SIZE + w * CASE_WORD_SIZE, (uint64_t)s->words[w]);
+    case_put_le64(r + 4, (uint64_t)(uint32_t)s->offset | (uint64_t)s->anchor << 32);
+    for (int w = 0; w < s->nwords; w++) case_put_le64(r + CASE_RECORD_SIZE + w * CASE_WORD_SIZE, (uint64_t)s->words[w]);
     return CASE_RECORD_SIZE + (size_t)s->nwords * CASE_WORD_SIZE;
 }
 

@@ -122,7 +122,8 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     else memset(&uc, 0, sizeof uc);
     out->image = stack_image_build(&img, p, &uc, self);
     out->image_written = img.written, out->image_skipped = img.skipped;
-    out->region_hits = mutate_apply(p, &uc, self, out->image == STACK_IMAGE_BUILT ? &img : NULL);
+    struct mutate_image bounds = {(uintptr_t)img.words, (uintptr_t)img.words + img.len};
+    out->region_hits = mutate_apply(p, &uc, self, out->image == STACK_IMAGE_BUILT ? &bounds : NULL);
     inflight_store(cx->case_bytes, cx->case_len);
 
     /* The thread's current queue, if a harness keeps it in qops (a qop may

@@ -2,7 +2,6 @@
 #include "arch.h"
 #include "jit_code.h"
 #include "mutate.h"
-#include "stack_image.h"
 
 #define GUARD_SPAN (64u << 10) /* HotSpot's reserved/yellow/red zones fit well inside this */
 #define ALIGN8(x) ((x) & ~(uint64_t)7)
@@ -12,7 +11,7 @@ static uint64_t within(uint64_t lo, uint64_t hi, uint64_t off) { return hi > lo 
 /* One case per region and no default: a region added to case_codes.h
  * without its address rule here fails to compile (-Wswitch). */
 uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const struct thread_info *self,
-                             const struct stack_image *img)
+                             const struct mutate_image *img)
 {
     uintptr_t lo, hi, start, size;
     switch ((enum region_id)region_code) {
@@ -41,7 +40,7 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
         if (jit_code_pick(off >> 8, &start, &size)) return start + size + (off & 0xff);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
     case REGION_IMAGE:
-        if (stack_image_bounds(img, &lo, &hi)) return ALIGN8(within(lo, hi, off));
+        if (img && img->hi > img->lo) return ALIGN8(within(img->lo, img->hi, off));
         return mutate_region_value(REGION_OWN_STACK, off, real, self, img);
     case REGION_NMETHOD_ENTRY:
         /* the first instructions: stack bang, frame push, not yet a frame */
@@ -54,11 +53,11 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
     return off;
 }
 
-int mutate_classify(uintptr_t a, const struct thread_info *self, const struct stack_image *img)
+int mutate_classify(uintptr_t a, const struct thread_info *self, const struct mutate_image *img)
 {
     uintptr_t lo, hi;
     if (a < 4096) return REGION_NULL_PAGE;
-    if (stack_image_bounds(img, &lo, &hi) && a >= lo && a < hi) return REGION_IMAGE;
+    if (img && a >= img->lo && a < img->hi) return REGION_IMAGE;
     if (a >= arch_noncanonical_base()) return REGION_NONCANONICAL;
     if (self && a >= self->stack_lo && a < self->stack_lo + GUARD_SPAN) return REGION_GUARD_PAGE;
     if (self && a >= self->stack_lo && a < self->stack_hi) return (a & 7) ? REGION_MISALIGNED : REGION_OWN_STACK;
@@ -69,7 +68,7 @@ int mutate_classify(uintptr_t a, const struct thread_info *self, const struct st
 }
 
 uint32_t mutate_apply(const struct case_prog *p, ucontext_t *uc, const struct thread_info *self,
-                      const struct stack_image *img)
+                      const struct mutate_image *img)
 {
     uint32_t hits = 0;
     for (int i = 0; i < p->nmut; i++) {

@@ -4,14 +4,6 @@
 #include "mutate.h"
 #include "stack_image.h"
 
-#define NWORDS (CASE_IMAGE_SIZE / 8)
-
-int stack_image_bounds(const struct stack_image *img, uintptr_t *lo, uintptr_t *hi)
-{
-    if (!img || !img->len) return 0;
-    *lo = (uintptr_t)img->words, *hi = (uintptr_t)img->words + img->len;
-    return 1;
-}
 
 static int is_code(uint64_t v)
 {
@@ -66,6 +58,7 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
         if (img->words[i] >= sp && img->words[i] < sp + len) img->words[i] -= delta;
     uintptr_t fp_img = fp >= sp && fp < sp + len ? fp - delta : 0;
 
+    const struct mutate_image bounds = {here, here + len};
     long at[CASE_MAX_STK];
     for (int r = 0; r < p->nstk; r++) at[r] = anchor_index(img, p->stk[r].anchor, fp_img);
     for (int r = 0; r < p->nstk; r++) {
@@ -81,7 +74,7 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
             case MUT_ABS: img->words[i] = v; break;
             case MUT_DELTA: img->words[i] = old + v; break;
             case MUT_REGION:
-                img->words[i] = mutate_region_value(s->region, v, s->region == REGION_MISALIGNED ? old : here, self, img);
+                img->words[i] = mutate_region_value(s->region, v, s->region == REGION_MISALIGNED ? old : here, self, &bounds);
                 break;
             }
             img->written++;

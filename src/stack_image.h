@@ -50,7 +50,4 @@ enum stack_image_result {
 enum stack_image_result stack_image_build(struct stack_image *img, const struct case_prog *p, ucontext_t *uc,
                                           const struct thread_info *self);
 
-/* [handler-safe] Whether addr lies in a built image; base and size of it. */
-int stack_image_bounds(const struct stack_image *img, uintptr_t *lo, uintptr_t *hi);
-
 #endif

@@ -91,6 +91,11 @@ records_section = fmt[fmt.find('### Records'):fmt.find('### Record type')]
 type_rows = re.findall(r'^\| (\d+) \| `([a-z_]+)` \|', records_section, re.M)
 tap([(int(c), n) for c, n in type_rows] == list(enumerate(case.RECORD_TYPES)),
     'corpus/FORMAT.md has a row per record type (%s)' % ', '.join(n for _, n in type_rows))
+# The regions' address rules are prose, written by hand: one row per region, in code order.
+mut_section = fmt[fmt.find('### Record type `mut`'):fmt.find('### Record type `qop`')]
+region_rows = re.findall(r'^\| (\d+) \| `([a-z_]+)` \|', mut_section, re.M)
+tap([(int(c), n) for c, n in region_rows] == list(enumerate(case.REGIONS)),
+    'corpus/FORMAT.md explains every region, in code order (%d rows, %d regions)' % (len(region_rows), len(case.REGIONS)))
 tap(sorted(case.RECORD_HANDLERS) == sorted(case.RECORD_TYPES),
     'ctlib/case.py reads every record type (%s)' % ', '.join(sorted(case.RECORD_HANDLERS)))
 

@@ -98,7 +98,7 @@ $(BUILD)/tests/libstandin_stackread.so: tests/jvm/standin_stackread.c
 TEST_BINS += $(BUILD)/tests/libstandin_stackread.so
 
 .PHONY: tests-build
-# The oracle's lying walker (tests/oracle.t): preloaded and loaded as an agent.
+# The oracle's lying walker (tests/jvm_oracle.t): preloaded and loaded as an agent.
 $(BUILD)/tests/libstandin_liar.so: tests/jvm/standin_liar.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared $< -ldl -o $@

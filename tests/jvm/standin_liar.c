@@ -1,6 +1,6 @@
 /*
  * A lying stand-in for the VM's walker, for the oracle's acceptance test
- * (tests/oracle.t). Preloaded (LD_PRELOAD) it comes before libjvm's
+ * (tests/jvm_oracle.t). Preloaded (LD_PRELOAD) it comes before libjvm's
  * AsyncGetCallTrace for every caller that looks the name up, and loaded as
  * an agent too (-agentpath, same file) it finds the real one at start-up,
  * outside any signal handler. It forwards every walk, and in 1 of every
