@@ -88,6 +88,17 @@ class CaseError(Exception):
     pass
 
 
+def _check_kind_region(kind, region):
+    """Head bytes 1 (kind) and 2 (region) of a mut or stk record: None, or (offset, why)."""
+    if kind >= len(KINDS):
+        return 1, 'unknown mutation kind'
+    if kind == 2 and region >= len(REGIONS):
+        return 2, 'unknown region'
+    if kind != 2 and region:
+        return 2, 'region byte of an abs or delta record is not 0'
+    return None
+
+
 @dataclass
 class Mutation:
     """Record type mut: register, kind, region (kind region only), value."""
@@ -119,12 +130,9 @@ class Mutation:
         reg, kind, region = head[0], head[1], head[2]
         if reg >= nregs:
             return None, (0, 'unknown register')
-        if kind >= len(KINDS):
-            return None, (1, 'unknown mutation kind')
-        if kind == 2 and region >= len(REGIONS):
-            return None, (2, 'unknown region')
-        if kind != 2 and region:
-            return None, (2, 'region byte of an abs or delta record is not 0')
+        bad = _check_kind_region(kind, region)
+        if bad:
+            return None, bad
         return Mutation(reg, kind, region, struct.unpack_from('<q', head, 4)[0]), None
 
     @staticmethod
@@ -203,12 +211,9 @@ class StackPatch:
         if not words:
             return None, (0, 'stk record without words')
         kind, region = head[1], head[2]
-        if kind >= len(KINDS):
-            return None, (1, 'unknown mutation kind')
-        if kind == 2 and region >= len(REGIONS):
-            return None, (2, 'unknown region')
-        if kind != 2 and region:
-            return None, (2, 'region byte of an abs or delta record is not 0')
+        bad = _check_kind_region(kind, region)
+        if bad:
+            return None, bad
         v = struct.unpack_from('<Q', head, 4)[0]
         offset = _signed32(v & 0xffffffff)
         if v >> 40:
