@@ -42,7 +42,7 @@ ok $rc "ci/census exits 0 (got $rc: $(tail -1 "$d/stderr"))"
 grep -q '^| # | root cause (triage title) | records best | records blind | first best | first blind | found by | protect=0 | real |$' "$d/stdout"
 ok $? "it prints the table header"
 row=$(grep '^| 1 |' "$d/stdout")
-printf '%s\n' "$row" | grep -Eq '^\| 1 \| `SIGSEGV in forte_fill_call_trace_given_top[^`]*` \| [1-9][0-9]* \| 0 \| [0-9:]+ \| - \| best \| 1/1 hs_err \| yes \|$'
+printf '%s\n' "$row" | grep -Eq '^\| 1 \| `SIGSEGV in forte_fill_call_trace_given_top[^`]*` \| [1-9][0-9]* \| 0 \| [0-9:]+ \| - \| best \| 1/1 hs_err \(1 case\) \| yes \|$'
 ok $? "the planted fault is one real root cause, found by best only, confirmed by an hs_err ($row)"
 grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/stdout"
 ok $? "the totals line counts it for best only ($(grep '^real root' "$d/stdout"))"
@@ -57,4 +57,8 @@ r = json.load(open(sys.argv[1]))[0]
 assert r['execs']['best'] > 0 and r['execs']['blind'] > 0, r['execs']
 assert len(r['rows']) == 1 and r['rows'][0]['confirm']['hs_err'] == 1, r['rows']
 PY
+# The campaigns are kept: confirming again needs no new campaign.
+ci/census --jdk "$JAVA_HOME" --out "$d/c" --reconfirm --confirm 1 --repro-time 2s --test-plant 0x10 >"$d/again" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/again" && ! grep -q 'census: JDK' "$d/again"
+ok $? "--reconfirm confirms and tabulates the kept campaigns without running them (rc $rc)"
 tap_done
