@@ -57,6 +57,10 @@ r = json.load(open(sys.argv[1]))[0]
 assert r['execs']['best'] > 0 and r['execs']['blind'] > 0, r['execs']
 assert len(r['rows']) == 1 and r['rows'][0]['confirm']['hs_err'] == 1, r['rows']
 PY
+md=$(ls "$d"/c/reproducers/*.md 2>/dev/null | head -1)
+[ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin time=10s expect=[0-9a-f]+$' &&
+  grep -q '^- reachability: ' "$md"
+ok $? "the real root cause's reproducer is written with its verify: line and report ($(head -1 "$md" 2>/dev/null))"
 # The campaigns are kept: confirming again needs no new campaign.
 ci/census --jdk "$JAVA_HOME" --out "$d/c" --reconfirm --confirm 1 --repro-time 2s --test-plant 0x10 >"$d/again" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/again" && ! grep -q 'census: JDK' "$d/again"
