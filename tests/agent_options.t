@@ -14,8 +14,8 @@ check_bad "interval=100ns" 'interval below 1us'
 check_bad "mode=sideways" 'option 2 "mode=sideways": expected signal, thread or queue, got "sideways"'
 check_bad "api=jfr" 'expected auto, asgst or agct, got "jfr"'
 check_bad "api=asgst" 'exports neither ASGST_RunWithIterator nor JFRLL_RunWithIterator'
-check_bad "mutate=everything" 'expected none, random, near, blind or corpus:<dir>'
-check_bad "mutate=corpus:" 'expected none, random, near, blind or corpus:<dir>'
+check_bad "mutate=everything" 'expected none, random, near, blind, forge or corpus:<dir>'
+check_bad "mutate=corpus:" 'expected none, random, near, blind, forge or corpus:<dir>'
 check_bad "jvmti_walk=2" 'option 2 "jvmti_walk=2": expected 0/1/true/false/on/off'
 check_bad "mutate=corpus:$d/nowhere" "corpus directory $d/nowhere cannot be opened"
 check_bad "mutate=corpus:$d/corpus-bad" "corpus file $d/corpus-bad/trunc.case: offset 16: truncated mutation record"
