@@ -4,7 +4,6 @@
 #include "mutate.h"
 #include "stack_image.h"
 
-
 static int is_code(uint64_t v)
 {
     uintptr_t lo, hi;
