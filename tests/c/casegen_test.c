@@ -4,6 +4,8 @@
 #include "arch.h"
 #include "casegen.h"
 #include "mutate.h"
+#include "regions.h"
+#include "stack_image.h"
 #include "tap.h"
 
 static void blind_moves_sp_and_fp_only(void)
@@ -45,8 +47,66 @@ static void blind_moves_sp_and_fp_only(void)
     CHECK(case_validate(bytes, len, &off, &err) == 0, "blind: its cases are well-formed case files");
 }
 
+static void forge_cases(void)
+{
+    uint64_t st = 7;
+    int bad = 0, anchors = 0, sizes_ok = 1;
+    for (int i = 0; i < 5000; i++) {
+        struct case_prog p;
+        uint8_t bytes[CASE_MAX_SIZE];
+        size_t len = casegen_make(CASEGEN_FORGE, &st, arch_reg_count(), &p, bytes), off;
+        const char *err;
+        if (p.nstk < 1 || p.nstk > 3 || case_validate(bytes, len, &off, &err)) bad++;
+        for (int k = 0; k < p.nstk; k++) anchors |= 1 << p.stk[k].anchor, sizes_ok &= p.stk[k].nwords >= 1;
+    }
+    CHECK(bad == 0 && sizes_ok, "forge: 1 to 3 stk records, every case a valid file (bad %d)", bad);
+    CHECK(anchors == (1 << CASE_STK_ANCHORS) - 1, "forge: every anchor is drawn (mask 0x%x)", anchors);
+}
+
+/* Builds an image of the caller's frame: img lies in this frame, below sp. */
+static __attribute__((noinline)) void image_of(const struct thread_info *self, volatile uint64_t *outer)
+{
+    struct stack_image img;
+    struct case_prog p;
+    char err[200];
+    ucontext_t uc;
+    memset(&uc, 0, sizeof uc);
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    *arch_reg_slot(&uc, ARCH_REG_FP) = (uint64_t)(uintptr_t)&outer[4];
+    int rc = case_parse_text("asgf-case 1\nstk sp +8 abs 0x1234\nstk fp2 +8 abs 0x77\nstk sp +8184 abs 1\n", &p, err,
+                             sizeof err);
+    enum stack_image_result r = stack_image_build(&img, &p, &uc, self);
+    uintptr_t base = (uintptr_t)img.words;
+    CHECK(rc == 0 && r == STACK_IMAGE_BUILT && *arch_reg_slot(&uc, ARCH_REG_SP) == base &&
+              *arch_reg_slot(&uc, ARCH_REG_FP) == base + 32,
+          "image: sp and fp now point into the copy (rc %d, result %d)", rc, (int)r);
+    CHECK(img.words[1] == 0x1234 && outer[1] == 0x5555, "image: a word forged at sp+8; the live stack keeps its own");
+    CHECK(img.words[3] == base + 80, "image: a pointer into the copied range is moved with it");
+    CHECK(img.words[9] == 0x77, "image: anchor fp2 follows the saved fp through the copy");
+    CHECK(img.written == 2 + (img.len == CASE_IMAGE_SIZE) && img.skipped == (img.len < CASE_IMAGE_SIZE),
+          "image: a word past the copy is skipped and counted (written %d, skipped %d)", img.written, img.skipped);
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    r = stack_image_build(&img, &p, &uc, NULL);
+    CHECK(r == STACK_IMAGE_FOREIGN && *arch_reg_slot(&uc, ARCH_REG_SP) == (uint64_t)(uintptr_t)outer &&
+              img.skipped == 3,
+          "image: no registered thread, no copy: the context is left as it was");
+}
+
+static void forged_image(void)
+{
+    volatile uint64_t outer[64];
+    for (int i = 0; i < 64; i++) outer[i] = 0x1000 + (uint64_t)i;
+    outer[1] = 0x5555;
+    outer[3] = (uint64_t)(uintptr_t)&outer[10]; /* a stack pointer held in the frame */
+    outer[4] = (uint64_t)(uintptr_t)&outer[8];  /* fp's saved fp: the next frame up */
+    CHECK(threads_register_self("casegen-test", NULL) >= 0, "image: the test thread is registered");
+    image_of(threads_find(threads_gettid()), outer);
+}
+
 int main(void)
 {
     blind_moves_sp_and_fp_only();
+    forge_cases();
+    forged_image();
     return TAP_DONE();
 }
