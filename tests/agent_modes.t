@@ -20,7 +20,9 @@ sw=$(json_field "$d/thread-spin/summary.json" suspend_walks)
 [ "$sw" -gt 0 ]; ok $? "mode=thread also ran JVMTI suspend/GetStackTrace/resume walks ($sw)"
 
 out="$d/queue-verify"
-stress/run --scenario park --time "${secs}s" --out "$out" --agent "mode=queue,api=agct,verify=1,stats=0" > "$out.verdict" 2>&1
+# Three times the others' length: the moved share below is a ratio, and about
+# 80 comparisons (4 s) left it at the mercy of a few unlucky wake-ups.
+stress/run --scenario park --time "$((secs * 3))s" --out "$out" --agent "mode=queue,api=agct,verify=1,stats=0" > "$out.verdict" 2>&1
 rc=$?
 [ $rc -eq 0 ] || sed 's/^/# /' "$out.verdict" | tail -15
 ok $rc "mode=queue verify=1 on parked threads runs clean (exit $rc)"
