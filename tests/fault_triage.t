@@ -52,7 +52,7 @@ $T --out "$d/c" --no-symbolize -q "$d/in2" >/dev/null 2>"$d/c2.err" &
 p2=$!
 wait $p1; r1=$?; wait $p2; r2=$?
 [ $r1 = 0 ] && [ $r2 = 0 ] && [ "$(totals "$d/c")" = "$(totals "$d/ref")" ]
-ok $? "two concurrent runs: both exit 0 and the result holds all reports ($(totals "$d/c") vs $(totals "$d/ref"))"
+ok $? "two concurrent runs: both exit 0 and the result holds all reports (exit $r1 $r2; $(totals "$d/c") vs $(totals "$d/ref"); $(cat "$d/c1.err" "$d/c2.err" | head -c 300))"
 
 # 4. A damaged index.json or bucket.json is named, exit 2, and left as it is.
 cp -r "$d/ref" "$d/dmg"

@@ -42,8 +42,6 @@ def prepare(out, force=False):
                                  (' and %d more' % (len(foreign) - 3) if len(foreign) > 3 else '')))
     try:
         os.makedirs(out, exist_ok=True)
-        if not os.path.exists(os.path.join(out, MARKER)):
-            write_atomic(os.path.join(out, MARKER), 'crash-triage output directory\n')
     except OSError as e:
         if e.errno in SPACE:
             raise
@@ -51,14 +49,23 @@ def prepare(out, force=False):
 
 
 def lock(out, say=None):
-    """Hold the directory's lock until the process exits (the file stays open)."""
-    f = open(os.path.join(out, LOCK), 'a')
+    """Hold the directory's lock until the process exits (the file stays open), then
+    mark the directory as ours. The marker is written under the lock: written before
+    it, its .tmp could be removed by the clean_tmp of a run that holds the lock."""
     try:
-        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except OSError:
-        if say:
-            say('triage: waiting for the other triage of %s' % out)
-        fcntl.flock(f, fcntl.LOCK_EX)
+        f = open(os.path.join(out, LOCK), 'a')
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            if say:
+                say('triage: waiting for the other triage of %s' % out)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        if not os.path.exists(os.path.join(out, MARKER)):
+            write_atomic(os.path.join(out, MARKER), 'crash-triage output directory\n')
+    except OSError as e:
+        if e.errno in SPACE:
+            raise
+        raise OutDirError("--out '%s': %s" % (out, e.strerror or e))
     return f
 
 
