@@ -96,20 +96,19 @@ int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size)
     return 0;
 }
 
-int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size)
+unsigned long jit_code_blob_count(void)
 {
     unsigned long count = atomic_load(&nblobs);
-    if (count > BLOBS) count = BLOBS;
+    return count > BLOBS ? BLOBS : count;
+}
+
+int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size)
+{
+    unsigned long count = jit_code_blob_count();
     if (!count) return 0;
     unsigned long i = (unsigned long)(n % count);
     uintptr_t s = atomic_load(&blob_starts[i]), z = atomic_load(&blob_sizes[i]);
     if (!s || !z) return 0;
     *start = s, *size = z;
     return 1;
-}
-
-unsigned long jit_code_blob_count(void)
-{
-    unsigned long count = atomic_load(&nblobs);
-    return count > BLOBS ? BLOBS : count;
 }
