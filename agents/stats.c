@@ -9,6 +9,7 @@
 #include "sigsafe.h"
 #include "jit_code.h"
 #include "stack_image.h"
+#include "record.h"
 #include "stats.h"
 
 struct stats stats;
@@ -166,6 +167,8 @@ int stats_write_json(const char *path, double t, const char *config_line)
 #undef FIELD
     fprintf(f, "  \"delivered_pct\": %.2f,\n  \"interval_p50_us\": %.1f,\n  \"interval_p99_us\": %.1f,\n", delivered(),
             stats_interval_percentile(0.5), stats_interval_percentile(0.99));
+    /* a disk that filled and was freed again still shows the records it cost */
+    fprintf(f, "  \"records_out_of_space\": %s,\n", record_out_of_space() ? "true" : "false");
     fprintf(f, "  \"first_fault_s\": %.3f,\n", stats.faults ? (double)stats.first_fault_ns / 1e9 : -1.0);
     fprintf(f, "  \"mean_depth\": %.2f,\n", stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0);
     fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "

@@ -139,6 +139,8 @@ static void write_failed(const char *dir, int err)
     sigsafe_write_all(2, m.p, m.len);
 }
 
+int record_out_of_space(void) { return atomic_load(&out_of_space); }
+
 /* [handler-safe] write(2) all of it; 0, or -1 with errno (a short write that
  * makes no progress is ENOSPC, as the kernel reports it on the next call). */
 static int write_full(int fd, const char *p, size_t n)

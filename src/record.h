@@ -45,6 +45,10 @@ void record_set_limits(long per_key, long total);
  * when the key and the directory are under their limits. */
 enum record_result record_fault(const struct record_info *ri);
 
+/* [handler-safe] 1 once a write in the record directory failed for want of
+ * space: faults since then were counted, not written. */
+int record_out_of_space(void);
+
 /* Not for handlers: a record whose text the caller made (a stack-walk
  * mismatch of the oracle, docs/crash-record.md), counted and limited like a fault
  * under `key`: one record file per key per process, `per_key` at most.

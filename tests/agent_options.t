@@ -27,6 +27,8 @@ check_bad "queue_size=0" 'out of range'
 check_bad "colour=blue" 'option 2 "colour=blue": unknown option "colour"'
 check_bad "mode=signal,,seed=1" 'option 3 "": empty option name'
 check_bad "stats=soon" 'not a duration'
+check_bad "stats=99999999999999999999999" 'duration too long'
+check_bad "duration=18446744073709551617s" 'duration too long'
 "$JAVA" "-agentpath:$AGENT=out=$d,colour=blue" -version 2>&1 | grep -q "interval *sampling interval"
 ok $? "the refusal lists the valid options"
 "$JAVA" "-agentpath:$AGENT=out=$d,quiet=1,interval=1ms" -version > "$d/out" 2>&1

@@ -27,6 +27,13 @@ for b in 0 3s; do
   [ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-$b.out"
   ok $? "premerge --budget $b: exit 3, nothing would run (rc $rc: $(grep -m1 premerge: "$d/pm-$b.out"))"
 done
+# 5 and 10 seconds leave room for one short attempt: it must really walk, or the run is not 0.
+for b in 5 10s; do
+  ci/premerge --preset "$d/one.preset" --budget $b --out "$d/pm-$b" --no-build -q >"$d/pm-$b.out" 2>&1; rc=$?
+  walks=$(python3 -c 'import json,sys; print(min([j.get("execs") or 0 for j in json.load(open(sys.argv[1]))["jobs"]] or [0]))' "$d/pm-$b/report.json" 2>/dev/null)
+  { [ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-$b.out"; } || { [ $rc = 0 ] && [ "${walks:-0}" -gt 0 ]; }
+  ok $? "premerge --budget $b: an attempt that walked (fewest walks in a job: ${walks:-none}) or exit 3 (rc $rc)"
+done
 ci/campaign --preset "$d/one.preset" --budget 2s --out "$d/dry" --dry-run --no-build -q >"$d/dry.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q 'nothing would run' "$d/dry.out"; ok $? "campaign --dry-run with a tiny budget says nothing would run (rc $rc)"
 timeout 60 ci/premerge --preset "$d/one.preset" --budget 100000d --out "$d/pm-huge" --no-build -q >"$d/huge.out" 2>&1; rc=$?
@@ -93,6 +100,10 @@ ci/campaign --preset "$d/agent.preset" --out "$d/ag" --dry-run --no-build >"$d/a
   grep -q '\[stress b\] agent: bad agent options: option [0-9]* "bogus=1": unknown option' "$d/ag.out" &&
   grep -q '\[stress c\] agent: bad agent options: option [0-9]* "queue_size" does not apply with option [0-9]* "mode=signal"' "$d/ag.out"
 ok $? "preset agent lines: one error per section, from the agent's checker (rc $rc)"
+printf '[campaign]\nbudget = 20s\n[stress x]\nscenario = spin\nthreads = 1025\n' >"$d/threads.preset"
+ci/campaign --preset "$d/threads.preset" --out "$d/th" --dry-run --no-build >"$d/th.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "\[stress x\] threads: a number of workers 1..1024, got '1025'" "$d/th.out"
+ok $? "a preset asking for 1025 workers: exit 2 naming the section (rc $rc)"
 
 # 5. stress/run: a scenario only the workload knows is bad; a scenario that throws.
 stress/run --scenario bogus --time 1s --out "$d/st1" >"$d/st1.out" 2>&1; rc=$?

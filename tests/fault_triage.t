@@ -64,7 +64,8 @@ cp "$d/ref/index.json" "$d/dmg/index.json"
 b=$(ls -d "$d/dmg/buckets/"*/ | head -1)
 head -c 50 "$d/ref/buckets/$(basename "$b")/bucket.json" >"$b/bucket.json"
 $T --out "$d/dmg" --no-symbolize -q "$d/in1" >/dev/null 2>"$d/dmg2.err"; rc=$?
-[ $rc = 2 ] && grep -q "bucket.json is damaged" "$d/dmg2.err"; ok $? "truncated bucket.json: exit 2 naming it ($(cat "$d/dmg2.err"))"
+[ $rc = 2 ] && grep -q "bucket.json is damaged" "$d/dmg2.err" && cmp -s <(head -c 50 "$d/ref/buckets/$(basename "$b")/bucket.json") "$b/bucket.json"
+ok $? "truncated bucket.json: exit 2 naming it, file untouched ($(cat "$d/dmg2.err"))"
 
 # 5. --out: a regular file, a directory of the user's own files, --force.
 echo mine >"$d/afile"

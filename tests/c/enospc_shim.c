@@ -8,6 +8,8 @@
  * used up, and do not use it: the disk fills with data, so reservations made
  * before that succeed). Also their 64-bit names. Other files (the JDK's own, stdout
  * and stderr) are left alone, so the messages of the process stay visible.
+ * ASGF_ENOSPC_SPARE names one file (a base name) that is always written, as if
+ * space were freed before the process wrote it at exit.
  * [handler-safe] once loaded (the constructor resolves the real calls):
  * fstat, readlink and atomics only, no malloc.
  */
@@ -25,6 +27,7 @@
 static _Atomic long long budget = -1; /* -1: not read yet */
 static char dir[512];
 static size_t dir_len;
+static char spare[128];
 
 static void setup(void)
 {
@@ -36,6 +39,8 @@ static void setup(void)
         dir_len = strlen(dir);
         while (dir_len > 1 && dir[dir_len - 1] == '/') dir[--dir_len] = 0;
     }
+    const char *sp = getenv("ASGF_ENOSPC_SPARE");
+    if (sp && strlen(sp) < sizeof spare) strcpy(spare, sp);
     atomic_store(&budget, n ? atoll(n) : 0);
 }
 
@@ -54,7 +59,9 @@ static int watched(int fd)
     ssize_t n = readlink(link, target, sizeof target - 1);
     if (n <= 0) return 0;
     target[n] = 0;
-    return !strncmp(target, dir, dir_len) && (target[dir_len] == '/' || target[dir_len] == 0);
+    if (strncmp(target, dir, dir_len) || (target[dir_len] != '/' && target[dir_len] != 0)) return 0;
+    const char *base = strrchr(target, '/');
+    return !(spare[0] && base && !strcmp(base + 1, spare));
 }
 
 /* 1 once the budget is used up. */
