@@ -40,13 +40,13 @@
 #define ORACLE_DEPTH 1024
 #define RULES_MAX 32
 
-enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE };
+enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE, RULE_END };
 
 struct rule {
     char name[48];
     enum rule_kind kind;
     long agct, jvmti; /* RULE_CODE: agct only */
-    char glob[200];   /* RULE_EDGE: fnmatch pattern on the callee's method text */
+    char glob[200];   /* RULE_EDGE, RULE_END: fnmatch pattern on a method text */
     char why[400];
     _Atomic unsigned long long excused;
 };
@@ -60,13 +60,17 @@ static int nrules;
 static char rules_source[300];
 
 static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed",
-                                         "no-call-edge"};
-enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_NO_EDGE, K_COUNT };
+                                         "no-call-edge", "wrong-oldest"};
+enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_NO_EDGE, K_WRONG_OLDEST, K_COUNT };
 
 static _Atomic int running;
 static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
 static _Atomic long long longest_hold_ns;
-static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown;
+static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown, oldest_checked;
+/* The oldest frame of each registered thread, from JVMTI: it never changes
+ * while the thread lives, so one GetStackTrace per thread serves every walk.
+ * Keyed by slot and tid, as slots are reused. Oracle thread only. */
+static struct { int tid; jmethodID method; } oldest[THREADS_MAX];
 static long long started_ns, stopped_ns;
 static agct_fn walker;
 static int oracle_signal;
@@ -113,13 +117,15 @@ static int parse_rules(const char *text, const char *source, char *err, size_t e
         char name[64], kind[16], extra[8], glob[200];
         long a = 0, j = 0;
         int got = sscanf(s, "%63s %15s %ld %ld %7s", name, kind, &a, &j, extra);
-        if (got >= 2 && !strcmp(kind, "edge") && sscanf(s, "%63s %15s %199s %7s", name, kind, glob, extra) == 3) {
-            r->kind = RULE_EDGE;
+        if (got >= 2 && (!strcmp(kind, "edge") || !strcmp(kind, "end")) &&
+            sscanf(s, "%63s %15s %199s %7s", name, kind, glob, extra) == 3) {
+            r->kind = strcmp(kind, "edge") ? RULE_END : RULE_EDGE;
             strcpy(r->glob, glob);
         } else if (got >= 3 && !strcmp(kind, "code") && got == 3) r->kind = RULE_CODE;
         else if (got == 4 && !strcmp(kind, "lineno")) r->kind = RULE_LINENO;
         else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...', "
-                             "'NAME code AGCT_CODE why: ...' or 'NAME edge CALLEE_GLOB why: ...'", source, lineno), -1;
+                             "'NAME code AGCT_CODE why: ...', 'NAME edge CALLEE_GLOB why: ...' or 'NAME end METHOD_GLOB why: ...'",
+                             source, lineno), -1;
         if (strlen(name) >= sizeof r->name) return snprintf(err, errlen, "%s line %d: name too long", source, lineno), -1;
         strcpy(r->name, name);
         r->agct = a, r->jvmti = j;
@@ -243,7 +249,9 @@ static void write_mismatch(const struct thread_info *t, int kind, int at, const 
     const char *scn = strncmp(t->name, "asgst-worker-", 13) ? NULL : t->name + 13;
     const char *dash = scn ? strchr(scn, '-') : NULL;
     if (why) OUT("why: %s\n", why);
-    if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1,interval=10s\n", (int)(dash - scn), scn);
+    /* the call-graph kinds come from sampled walks, which only oracle_graph=1 takes */
+    const char *graph = kind == K_NO_EDGE || kind == K_WRONG_OLDEST ? ",oracle_graph=1" : "";
+    if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1%s,interval=10s\n", (int)(dash - scn), scn, graph);
     for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
         method_text(jv[i].method, m, sizeof m);
         OUT("expected: %d %s %lld\n", i, m, (long long)jv[i].location);
@@ -345,9 +353,24 @@ static int signal_walk(const struct thread_info *t, ASGCT_CallFrame *ag)
     return answered;
 }
 
+/* The thread's oldest Java frame (JVMTI, counted from the bottom), or NULL. */
+static jmethodID oldest_method(jvmtiEnv *env, const struct thread_info *t, jthread jt)
+{
+    int slot = threads_slot(t);
+    if (oldest[slot].tid == t->tid) return oldest[slot].method;
+    jvmtiFrameInfo fi;
+    jint got = 0;
+    if ((*env)->GetStackTrace(env, jt, -1, 1, &fi, &got) != JVMTI_ERROR_NONE || got != 1) return NULL;
+    oldest[slot].tid = t->tid;
+    oldest[slot].method = fi.method;
+    return fi.method;
+}
+
 /* oracle_graph=1: a walk of a thread running Java, at whatever point the
- * signal finds it, checked edge by edge against the callers' bytecode. */
-static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, ASGCT_CallFrame *ag)
+ * signal finds it, checked edge by edge against the callers' bytecode, and
+ * a whole walk (shorter than its depth) must end in the thread's oldest
+ * frame: a walk cut short keeps every edge intact. */
+static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, jthread jt, ASGCT_CallFrame *ag)
 {
     if (!signal_walk(t, ag)) return;
     atomic_fetch_add(&sampled, 1);
@@ -378,6 +401,23 @@ static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *
         write_mismatch(t, K_NO_EDGE, i + 1, m, why, ag, n, NULL, 0);
         return;
     }
+    jmethodID want = n < ORACLE_DEPTH ? oldest_method(env, t, jt) : NULL;
+    if (!want) return;
+    atomic_fetch_add(&oldest_checked, 1);
+    if (ag[n - 1].method_id == want) return;
+    char m[512], why[600];
+    method_text(ag[n - 1].method_id, m, sizeof m);
+    for (int r = 0; r < nrules; r++)
+        if (rules[r].kind == RULE_END && !fnmatch(rules[r].glob, m, 0)) {
+            atomic_fetch_add(&rules[r].excused, 1);
+            return;
+        }
+    atomic_fetch_add(&kinds[K_WRONG_OLDEST], 1);
+    char w[512];
+    method_text(want, w, sizeof w);
+    snprintf(why, sizeof why, "the walk ends after %d frames; the thread's oldest frame is %.500s", n, w);
+    if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_names[K_WRONG_OLDEST], n - 1, m, why);
+    write_mismatch(t, K_WRONG_OLDEST, n - 1, m, why, ag, n, NULL, 0);
 }
 
 static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, jthread jt)
@@ -391,7 +431,7 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
     if ((*env)->GetThreadState(env, jt, &state) != JVMTI_ERROR_NONE) return;
     if ((state & JVMTI_THREAD_STATE_RUNNABLE) && !(state & JVMTI_THREAD_STATE_IN_NATIVE)) {
         atomic_fetch_add(&not_held, 1);
-        if (agent_cfg.oracle_graph) check_sampled(env, jni, t, ag);
+        if (agent_cfg.oracle_graph) check_sampled(env, jni, t, jt, ag);
         return;
     }
     long long held_at = sigsafe_now_ns();
@@ -488,8 +528,10 @@ void oracle_report(FILE *f)
             (double)longest_hold_ns / 1e6);
     if (agent_cfg.oracle_graph)
         fprintf(f, "asgf: oracle: sampled walks of running threads %llu (not walkable %llu), call edges checked %llu "
-                "(unknown %llu), no call edge %llu\n", (unsigned long long)sampled, (unsigned long long)sampled_unwalkable,
-                (unsigned long long)edges_checked, (unsigned long long)edges_unknown, (unsigned long long)kinds[K_NO_EDGE]);
+                "(unknown %llu), no call edge %llu; oldest frames checked %llu, wrong %llu\n", (unsigned long long)sampled,
+                (unsigned long long)sampled_unwalkable, (unsigned long long)edges_checked, (unsigned long long)edges_unknown,
+                (unsigned long long)kinds[K_NO_EDGE], (unsigned long long)oldest_checked,
+                (unsigned long long)kinds[K_WRONG_OLDEST]);
     for (int r = 0; r < nrules; r++)
         fprintf(f, "asgf: oracle rule %s excused %llu comparisons: %s\n", rules[r].name,
                 (unsigned long long)rules[r].excused, rules[r].why);
@@ -506,8 +548,10 @@ int oracle_write_json(const char *path)
             (unsigned long long)compared, secs, (unsigned long long)equal_exact, (unsigned long long)equal_by_rule,
             (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held, rules_source);
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
-    fprintf(f, "}, \"sampled\": %llu, \"edges_checked\": %llu, \"edges_unknown\": %llu, \"excused\": {",
-            (unsigned long long)sampled, (unsigned long long)edges_checked, (unsigned long long)edges_unknown);
+    fprintf(f, "}, \"sampled\": %llu, \"edges_checked\": %llu, \"edges_unknown\": %llu, \"oldest_checked\": %llu, "
+               "\"excused\": {",
+            (unsigned long long)sampled, (unsigned long long)edges_checked, (unsigned long long)edges_unknown,
+            (unsigned long long)oldest_checked);
     for (int r = 0; r < nrules; r++)
         fprintf(f, "%s\"%s\": %llu", r ? ", " : "", rules[r].name, (unsigned long long)rules[r].excused);
     fprintf(f, "}}\n");

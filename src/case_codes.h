@@ -99,7 +99,9 @@ CASE_KIND(2, region, MUT_REGION)
  * nmethod_entry: the first bytes of a known compiled method (method entry,
  * frame not yet built); code_blob: inside a VM stub or blob the JVM
  * reported (interpreter, deopt and uncommon-trap blobs, adapters, vtable
- * and itable stubs), else the code cache. */
+ * and itable stubs), else the code cache; deopt_handler: exactly the deopt
+ * handler of a known compiled method, where frame construction reads the
+ * original pc through sp without a check. */
 #ifndef CASE_REGION
 #define CASE_REGION(code, name, id)
 #endif
@@ -117,6 +119,7 @@ CASE_REGION(10, nmethod_tail, REGION_NMETHOD_TAIL)
 CASE_REGION(11, image, REGION_IMAGE)
 CASE_REGION(12, nmethod_entry, REGION_NMETHOD_ENTRY)
 CASE_REGION(13, code_blob, REGION_CODE_BLOB)
+CASE_REGION(14, deopt_handler, REGION_DEOPT_HANDLER)
 
 /* CASE_REG_<ARCH>(code, name, alias, slot): logical registers. 0 pc, 1 sp,
  * 2 fp on every architecture; name is what the text form prints, alias

@@ -23,7 +23,8 @@ static void fault_shape(uint64_t *st, struct case_prog *p)
         static const uint8_t sp_regions[] = {REGION_CODE_CACHE, REGION_UNMAPPED, REGION_NONCANONICAL,
                                              REGION_NULL_PAGE, REGION_GUARD_PAGE};
         p->nmut = 2;
-        p->mut[0] = (struct case_mutation){ARCH_REG_PC, MUT_REGION, REGION_NMETHOD_TAIL, (int64_t)casegen_next(st)};
+        p->mut[0] = (struct case_mutation){ARCH_REG_PC, MUT_REGION, (r >> 24) % 2 ? REGION_DEOPT_HANDLER : REGION_NMETHOD_TAIL,
+                                           (int64_t)casegen_next(st)};
         p->mut[1] = (struct case_mutation){ARCH_REG_SP, MUT_REGION, sp_regions[(r >> 16) % 5],
                                            (int64_t)casegen_next(st)};
         return;
@@ -88,7 +89,7 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
     static const uint8_t regions[] = {
         REGION_CODE_BLOB, REGION_CODE_BLOB, REGION_NMETHOD_ENTRY, REGION_NMETHOD_TAIL, REGION_CODE_CACHE,
         REGION_LIBJVM_TEXT, REGION_OTHER_STACK, REGION_IMAGE, REGION_IMAGE, REGION_GUARD_PAGE,
-        REGION_JAVA_HEAP, REGION_UNMAPPED, REGION_NULL_PAGE, REGION_MISALIGNED,
+        REGION_JAVA_HEAP, REGION_UNMAPPED, REGION_NULL_PAGE, REGION_MISALIGNED, REGION_DEOPT_HANDLER,
     };
     unsigned pick = (unsigned)(r % 20);
     for (int w = 0; w < s->nwords; w++) {

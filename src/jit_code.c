@@ -3,6 +3,7 @@
 #include <string.h>
 #include <jvmti.h>
 #include "jit_code.h"
+#include "sigsafe.h"
 
 #define SLOTS 8192 /* a ring: the newest methods win */
 
@@ -10,7 +11,30 @@
  * (start, size) pair since the mutator only needs a plausible address. */
 static _Atomic uintptr_t starts[SLOTS];
 static _Atomic uintptr_t sizes[SLOTS];
+static _Atomic uintptr_t deopts[SLOTS]; /* the slot's deopt handler, 0 if not recognized */
 static _Atomic unsigned long next_slot;
+
+/* Where the method's deopt handler is, recognized by its code in the last
+ * bytes of the method's code (the stubs): it pushes its own address and jumps
+ * to the deopt blob. C2: call to the next instruction, then sub [rsp], 5.
+ * C1: mov r10, <its own address>; push r10. Native wrappers have none. Read
+ * through process_vm_readv, so a method being freed cannot fault us. */
+static uintptr_t find_deopt_handler(uintptr_t start, uintptr_t size)
+{
+    static const uint8_t c2[] = {0xe8, 0, 0, 0, 0, 0x48, 0x83, 0x2c, 0x24, 0x05};
+    uint8_t code[256];
+    size_t n = size < sizeof code ? (size_t)size : sizeof code;
+    uintptr_t base = start + size - n;
+    if (n < 12 || sigsafe_read(base, code, n)) return 0;
+    for (size_t i = n - 12 + 1; i-- > 0;) {
+        if (!memcmp(code + i, c2, sizeof c2)) return base + i;
+        uint64_t self;
+        memcpy(&self, code + i + 2, 8);
+        if (code[i] == 0x49 && code[i + 1] == 0xba && self == base + i && code[i + 10] == 0x41 && code[i + 11] == 0x52)
+            return base + i;
+    }
+    return 0;
+}
 
 /* VM-generated code (DynamicCodeGenerated): interpreter, deopt and
  * uncommon-trap blobs, adapters, vtable/itable and runtime stubs. Never
@@ -37,6 +61,7 @@ static void JNICALL on_load(jvmtiEnv *env, jmethodID m, jint size, const void *a
     unsigned long i = atomic_fetch_add(&next_slot, 1) % SLOTS;
     atomic_store(&starts[i], 0);
     atomic_store(&sizes[i], (uintptr_t)size);
+    atomic_store(&deopts[i], size > 0 ? find_deopt_handler((uintptr_t)addr, (uintptr_t)size) : 0);
     atomic_store(&starts[i], (uintptr_t)addr);
 }
 
@@ -82,14 +107,36 @@ int jit_code_attach(JavaVM *vm, const char **why)
     return 0;
 }
 
+static unsigned long filled(void)
+{
+    unsigned long count = atomic_load(&next_slot);
+    return count > SLOTS ? SLOTS : count;
+}
+
 int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size)
 {
+    unsigned long count = filled();
     /* A few probes from n: the ring may have holes from unloads. */
-    for (int k = 0; k < 8; k++) {
-        unsigned i = (unsigned)((n + (uint64_t)k * 2654435761u) % SLOTS);
+    for (unsigned long k = 0; count && k < 8; k++) {
+        unsigned long i = (unsigned long)((n + k * 2654435761u) % count);
         uintptr_t s = atomic_load(&starts[i]), z = atomic_load(&sizes[i]);
         if (s && z) {
             *start = s, *size = z;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int jit_code_pick_deopt(uint64_t n, uintptr_t *pc)
+{
+    unsigned long count = filled();
+    /* Native wrappers have no handler: walk on from n to a method with one. */
+    for (unsigned long k = 0; count && k < 64 && k < count; k++) {
+        unsigned long i = (unsigned long)((n + k) % count);
+        uintptr_t s = atomic_load(&starts[i]), h = atomic_load(&deopts[i]);
+        if (s && h) {
+            *pc = h;
             return 1;
         }
     }

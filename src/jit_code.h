@@ -13,9 +13,14 @@
 /* Not handler-safe. 0 or -1 with a reason. Call in Agent_OnLoad or live. */
 int jit_code_attach(JavaVM *vm, const char **why);
 
-/* [handler-safe] The n-th known compiled method (modulo their count):
+/* [handler-safe] The n-th known compiled method (modulo their count, the
+ * ring's size at most; holes left by unloads are stepped over):
  * start of its instructions and their size. 0 if none is known. */
 int jit_code_pick(uint64_t n, uintptr_t *start, uintptr_t *size);
+
+/* [handler-safe] The deopt handler of the n-th known compiled method that
+ * has one we recognized (C1's and C2's, by their code). 0 if none. */
+int jit_code_pick_deopt(uint64_t n, uintptr_t *pc);
 
 /* [handler-safe] The n-th VM stub or blob reported by DynamicCodeGenerated
  * (modulo their count): start and size. 0 if none is known. */

@@ -36,6 +36,9 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
     case REGION_NULL_PAGE: return off % 4096;
     case REGION_MISALIGNED: return real + 1 + off % 7;
     case REGION_NONCANONICAL: return arch_noncanonical_base() + off % (1ULL << 40);
+    case REGION_DEOPT_HANDLER:
+        /* no handler known yet: its neighbourhood */
+        return jit_code_pick_deopt(off, &start) ? start : mutate_region_value(REGION_NMETHOD_TAIL, off, real, self, img);
     case REGION_NMETHOD_TAIL:
         if (jit_code_pick(off >> 8, &start, &size)) return start + size + (off & 0xff);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;

@@ -46,6 +46,22 @@ got=$(field "$out/oracle.json" "mismatches['no-call-edge']")
 [ "${lies:-0}" -ge 2 ] && [ "$got" -le "$lies" ] && [ $(( got * 2 )) -ge "$lies" ]
 ok $? "oracle_graph: dropped frames break call edges ($got no-call-edge mismatches for $lies lies)"
 
+# 2b. A walk cut short (its oldest frame removed) keeps every call edge: the
+# oldest-frame check catches it, and no end rule excuses it.
+out="$d/liar-cut"
+ASGF_LIAR=cut ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin,inline --time "${secs}s" --out "$out" \
+  --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
+grep -E 'asgf: oracle: sampled|^liar:' "$out/log" | sed 's/^/# /'
+lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+got=$(field "$out/oracle.json" "mismatches['wrong-oldest']")
+other=$(field "$out/oracle.json" "sum(mismatches.values()) - mismatches['wrong-oldest']")
+checked=$(field "$out/oracle.json" oldest_checked)
+rec=$(grep -l '^mismatch: wrong-oldest$' "$out"/record-*.txt 2>/dev/null | head -1)
+# A lie may land on one of the sampler's own walks; every cut on an oracle walk is caught.
+[ "${lies:-0}" -ge 2 ] && [ "$got" -ge 1 ] && [ "$got" -le "$lies" ] && [ "$other" -eq 0 ] &&
+  grep -q '^repro: stress/run --scenario [a-z]* .*oracle_graph=1' "$rec"
+ok $? "oracle_graph: walks cut short are wrong-oldest mismatches ($got for $lies cuts, $checked oldest frames checked, $other of other kinds)"
+
 # 2. The lying stand-in, once per kind of lie.
 for lie in drop:dropped dup:extra swap:swapped; do
   how=${lie%%:*} kind=${lie#*:} out="$d/liar-$how"

@@ -5,8 +5,9 @@
  * an agent too (-agentpath, same file) it finds the real one at start-up,
  * outside any signal handler. It forwards every walk, and in 1 of every
  * 1,000 walks (ASGF_LIAR_EVERY to change) with at least four frames it changes one frame, as
- * ASGF_LIAR says: drop (frame 1 removed), dup (frame 1 repeated) or swap
- * (frames 1 and 2 exchanged, only where their methods differ). At exit it
+ * ASGF_LIAR says: drop (frame 1 removed), dup (frame 1 repeated), swap
+ * (frames 1 and 2 exchanged, only where their methods differ) or cut (the
+ * oldest frame removed: a walk that ends early, every call edge intact). At exit it
  * prints "liar: LIES lies in WALKS walks (KIND)" on stderr.
  */
 #ifndef _GNU_SOURCE
@@ -32,8 +33,8 @@ typedef struct {
 
 typedef void (*agct_fn)(trace_t *, jint, void *);
 
-enum { DROP, DUP, SWAP };
-static const char *const names[] = {"drop", "dup", "swap"};
+enum { DROP, DUP, SWAP, CUT, N_HOW };
+static const char *const names[] = {"drop", "dup", "swap", "cut"};
 static agct_fn real;
 static int how = -1;
 static unsigned long every = 1000;
@@ -49,13 +50,13 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
 {
     (void)vm, (void)options, (void)reserved;
     const char *h = getenv("ASGF_LIAR");
-    for (int i = 0; h && i < 3; i++)
+    for (int i = 0; h && i < N_HOW; i++)
         if (!strcmp(h, names[i])) how = i;
     const char *e = getenv("ASGF_LIAR_EVERY");
     if (e && strtoul(e, NULL, 10) > 0) every = strtoul(e, NULL, 10);
     real = (agct_fn)dlsym(RTLD_NEXT, "AsyncGetCallTrace");
     if (!real || how < 0) {
-        fprintf(stderr, "liar: %s\n", real ? "ASGF_LIAR must be drop, dup or swap" : "no AsyncGetCallTrace after me");
+        fprintf(stderr, "liar: %s\n", real ? "ASGF_LIAR must be drop, dup, swap or cut" : "no AsyncGetCallTrace after me");
         return JNI_ERR;
     }
     atexit(report);
@@ -80,6 +81,9 @@ JNIEXPORT void AsyncGetCallTrace(trace_t *t, jint depth, void *uc)
         if (n >= depth) return;
         memmove(&f[2], &f[1], (size_t)(n - 1) * sizeof *f);
         t->num_frames = n + 1;
+    } else if (how == CUT) {
+        if (n >= depth) return; /* a walk cut by its depth ends early anyway */
+        t->num_frames = n - 1;
     } else {
         if (f[1].method_id == f[2].method_id) return;
         frame_t x = f[1];
