@@ -59,6 +59,11 @@ int agent_options_verify(const char *text, const struct agent_config *cfg, char 
 #define VERIFY_FRAMES 16
 extern jvmtiEnv *agent_jvmti;
 
+/* Whether every sampled thread gets an ASGST queue: mode=queue, and
+ * mode=thread when the backend has queues (a held target's queue is the
+ * API's supported way in from another thread). */
+int agent_uses_queues(void);
+
 /* sample_handler.c: the SIGPROF handler for modes signal and queue. */
 int sample_handler_install(int signo);
 /* Per-thread set-up and tear-down, on the thread itself. */

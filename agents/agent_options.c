@@ -157,7 +157,7 @@ static const struct opt_def defs[] = {
     {"threads", "glob of Java thread names to sample (default *)", set_threads},
     {"stats", "progress line period, 0 = none (default 1s)", set_stats},
     {"depth", "frames per walk, 1..2048 (default 2048)", set_depth},
-    {"queue_size", "mode=queue: elements per thread queue (default 64)", set_queue_size},
+    {"queue_size", "mode=queue or thread: elements per thread queue (default 64)", set_queue_size},
     {"suspend", "mode=thread: also JVMTI SuspendThread/GetStackTrace walks (default 1)", set_suspend},
     {"jvmti_walk", "0|1: any mode: a thread walks the sampled threads with JVMTI (suspended GetStackTrace, "
                    "GetThreadListStackTraces) beside the sampler (default 0)", set_jvmti_walk},
@@ -198,7 +198,7 @@ static const struct {
     const char *key;
     unsigned modes; /* bit per enum case_mode */
 } mode_only[] = {
-    {"queue_size", 1u << MODE_QUEUE},
+    {"queue_size", 1u << MODE_QUEUE | 1u << MODE_THREAD},
     {"verify", 1u << MODE_QUEUE},
     {"queue_ops", 1u << MODE_QUEUE},
     {"suspend", 1u << MODE_THREAD},

@@ -63,8 +63,18 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
      * so a saved case does the same). */
     if ((agent_cfg.queue_ops & QOPS_INFO) && casegen_next(&ts->rng) % 4 == 0) p->flags |= CASE_FLAG_METHOD_INFO;
     for (int i = 0; i < agent_cfg.nqop && p->nqop < CASE_MAX_QOPS; i++) p->qop[p->nqop++] = agent_cfg.qop[i];
-    if (agent_cfg.mode == MODE_QUEUE) p->entry = ENTRY_ENQUEUE;
-    else if (p->entry == ENTRY_ENQUEUE) p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue mode */
+    if (agent_cfg.mode == MODE_QUEUE) {
+        p->entry = ENTRY_ENQUEUE;
+    } else if (agent_cfg.mode == MODE_THREAD) {
+        /* Half the samples take the supported path into a held thread (its
+         * queue: Enqueue, or GetEnqueuableElement where it has none), half
+         * the iterator calls from a foreign thread, a misuse the prototype
+         * does not check. The record's path line says which. */
+        if (casegen_next(&ts->rng) % 2) p->entry = ENTRY_ENQUEUE;
+        else if (!case_entry_walks(p->entry)) p->entry = ENTRY_RUN_WITH_ITERATOR;
+    } else if (p->entry == ENTRY_ENQUEUE) {
+        p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue and thread mode */
+    }
     return case_encode(p, bytes);
 }
 
@@ -138,7 +148,7 @@ void sample_thread_start(JNIEnv *jni, int index)
     ts->walks = 0;
     ts->slot = threads_slot(self);
     ts->qn = 0;
-    if (agent_cfg.mode == MODE_QUEUE && agent_api->register_queue) {
+    if (agent_uses_queues()) {
         jthread self_thread;
         if (agent_jvmti && (*agent_jvmti)->GetCurrentThread(agent_jvmti, &self_thread) == JVMTI_ERROR_NONE) {
             ts->thread = (*jni)->NewGlobalRef(jni, self_thread);
@@ -171,7 +181,7 @@ void sample_thread_end(JNIEnv *jni)
         ts->has_timer = 0;
         timer_delete(ts->timer);
     }
-    if (agent_cfg.mode == MODE_QUEUE) queue_ops_thread_end(jni, ts->slot);
+    if (agent_uses_queues()) queue_ops_thread_end(jni, ts->slot);
     jthread t = ts->thread;
     ts->thread = NULL;
     if (t) (*jni)->DeleteGlobalRef(jni, t);

@@ -16,6 +16,7 @@
 #include "agent.h"
 #include "guard.h"
 #include "inflight.h"
+#include "queue_ops.h"
 #include "regions.h"
 #include "stats.h"
 #include "target.h"
@@ -36,7 +37,7 @@ static void walk_held(int tid)
     static uint8_t bytes[CASE_MAX_SIZE];
     struct case_prog p;
     size_t len = sample_make_case(threads_slot(t), NULL, &p, bytes);
-    struct exec_ctx cx = {agent_api, "thread", bytes, len, NULL, NULL, 0};
+    struct exec_ctx cx = {agent_api, "thread", bytes, len, queue_ops_queue(threads_slot(t)), NULL, 0};
     struct exec_outcome out;
     int rc = target_run(tid, MODE_THREAD, &cx, &p, &out, HOLD_TIMEOUT_NS);
     if (rc == TARGET_RAN) {

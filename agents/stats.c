@@ -59,6 +59,9 @@ void stats_outcome(const struct exec_outcome *o)
         return;
     }
     if (o->fw != EXEC_REACHED) return; /* the VM was not asked: no code to count */
+    /* mode=thread on agct mixes walks (AGCT codes) with queue calls (ASGST
+     * codes): only the walks' codes go under AGCT's names */
+    if (!asgst_codes && !case_entry_walks(o->entry)) return;
     atomic_fetch_add_explicit(&stats.raw[raw_bucket(o->raw)], 1, memory_order_relaxed);
     if (o->ret > 0) {
         atomic_fetch_add_explicit(&stats.traces, 1, memory_order_relaxed);

@@ -44,6 +44,12 @@ static void on_end(JNIEnv *jni, const char *name, int index)
     sample_thread_end(jni);
 }
 
+int agent_uses_queues(void)
+{
+    return agent_cfg.mode == MODE_QUEUE ||
+           (agent_cfg.mode == MODE_THREAD && agent_api && agent_api->enqueue && agent_api->register_queue);
+}
+
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     (void)thread;
@@ -53,7 +59,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
      * feeds the stale handles the info calls try. */
     if (agent_api->register_class_unload_handler)
         agent_api->register_class_unload_handler(info_calls_on_unload, NULL);
-    if (agent_cfg.mode == MODE_QUEUE && agent_api->kind == API_AGCT &&
+    if (agent_uses_queues() && agent_api->kind == API_AGCT &&
         queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
         fail("queue", why);
     if (agent_cfg.mode == MODE_QUEUE && agent_cfg.verify && queue_verify_start(env, jni))

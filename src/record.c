@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h> /* rename(2), async-signal-safe */
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "arch.h"
@@ -248,6 +249,14 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     sb_str(&b, or_unknown(c ? c->entry : 0));
     sb_str(&b, "\nmode: ");
     sb_str(&b, or_unknown(c ? c->mode : 0));
+    /* Another thread calling in on a held target: the queue calls are allowed
+     * there, the iterator calls belong to the owning thread and are a misuse
+     * the fuzzer tries on purpose. */
+    if (c && c->mode && c->entry && !strcmp(c->mode, "thread")) {
+        sb_str(&b, "\npath: ");
+        sb_str(&b, !strcmp(c->entry, "enqueue") || !strcmp(c->entry, "get_enqueuable_element") ? "supported"
+                                                                                               : "robustness");
+    }
     sb_str(&b, "\nkey: ");
     key_hex(&b, key);
     /* The framework's verdict, apart from anything the VM returned: the

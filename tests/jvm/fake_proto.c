@@ -24,6 +24,11 @@
  * thread's handshake, and a frame mark fires during processing when an
  * element's sp is at or above the mark, not when the VM unwinds a frame.
  *
+ * ASGF_FAKE_FAULT_EVERY=N (a test hook, read at load): every N-th call of
+ * RunWithIterator, RunWithIteratorFromFrame and Enqueue writes through a poisoned pointer
+ * first, a walker bug on the caller's thread for benchmarks of the
+ * framework under faults (tests/bench/run).
+ *
  * Build with -DNEWEST to leave out the two entry points the newest
  * snapshot declares but does not export (GetMethodLineNumber,
  * DeregisterClassUnloadHandler). Loaded with LD_PRELOAD so its symbols are
@@ -32,6 +37,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -132,6 +138,21 @@ PLANTED(bug_stale_method)          /* method info read from an unloaded class */
 #else
 #define PLANT(cond, bug) do { } while (0)
 #endif
+static unsigned long fault_every;
+static _Atomic unsigned long calls;
+
+__attribute__((constructor)) static void read_fault_every(void)
+{
+    const char *e = getenv("ASGF_FAKE_FAULT_EVERY");
+    fault_every = e ? strtoul(e, NULL, 10) : 0;
+}
+
+/* [handler-safe] The injected walker bug (ASGF_FAKE_FAULT_EVERY). */
+static void maybe_fault(void)
+{
+    if (fault_every && atomic_fetch_add(&calls, 1) % fault_every == fault_every - 1) *(volatile int *)POISON = 1;
+}
+
 /* The last frame sp the walker gave out on this thread (frame marks). */
 static __thread void *last_frame_sp;
 
@@ -144,12 +165,15 @@ struct _ASGST_Iterator {
 };
 
 /* Our rule for "decipherable": sp and fp 8-aligned and within 8 MiB of
- * the walking thread's own stack (signal handlers run on it). */
+ * the walked thread's stack: the caller's own (signal handlers run on it),
+ * or for Enqueue the queue's thread, which another thread may call in on
+ * while it is stopped. */
+static int near(uintptr_t a, uintptr_t h) { return a && !(a & 7) && a + (8u << 20) > h && a < h + (8u << 20); }
+
 static int near_stack(void *p)
 {
     char here;
-    uintptr_t a = (uintptr_t)p, h = (uintptr_t)&here;
-    return a && !(a & 7) && a + (8u << 20) > h && a < h + (8u << 20);
+    return near((uintptr_t)p, (uintptr_t)&here);
 }
 
 /* trusted: a frame the stand-in recorded itself (a queue element, checked
@@ -179,6 +203,7 @@ EXPORT int NAME(Capabilities)(void) { return ASGST_REGISTER_QUEUE | ASGST_MARK_F
 EXPORT int NAME(RunWithIterator)(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg)
 {
     pthread_once(&pool_once, pool_init);
+    maybe_fault();
     ucontext_t *u = uc;
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, u ? UC_PC(u) : NULL, u ? UC_SP(u) : NULL, u ? UC_FP(u) : NULL, options);
@@ -190,6 +215,7 @@ EXPORT int NAME(RunWithIteratorFromFrame)(void *sp, void *fp, void *pc, int opti
                                           void *arg)
 {
     pthread_once(&pool_once, pool_init);
+    maybe_fault();
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, pc, sp, fp, options);
     if (rc > 0) fun(&it, arg);
@@ -379,6 +405,7 @@ struct _ASGST_Queue {
     ASGST_QueueHandler handler;
     void *arg;
     struct proc_handler start, end;
+    uintptr_t owner_stack; /* an address on the registering thread's stack */
     ASGST_QueueElement elements[1024];
 };
 
@@ -421,6 +448,11 @@ static void run_proc(ASGST_Queue *q, struct proc_handler *p, ASGST_QueueElement 
     p->h(q, p->offer ? &it : NULL, p->arg);
 }
 
+/* The queue being processed on this (processor) thread: its owner is the
+ * "current thread" of a handler that registers a queue with a NULL env, as
+ * the prototype's handler runs on the owner at its handshake. */
+static __thread uintptr_t processing_owner;
+
 static void process(ASGST_Queue *q)
 {
     int expected = Q_OPEN;
@@ -436,6 +468,7 @@ static void process(ASGST_Queue *q)
         return;
     }
     int n = q->count;
+    processing_owner = q->owner_stack;
     run_proc(q, &q->start, &q->elements[n - 1]);
     for (int i = 0; i < n && i < q->count; i++) {
         struct _ASGST_Iterator it;
@@ -444,6 +477,7 @@ static void process(ASGST_Queue *q)
         run_marks(q->elements[i].sp);
     }
     run_proc(q, &q->end, &q->elements[n - 1]);
+    processing_owner = 0;
     q->count = 0;
     atomic_store(&q->attempts, 0);
     if (q->pending) q->capacity = q->pending, q->pending = 0; /* asked during this round: at its end */
@@ -472,7 +506,9 @@ EXPORT ASGST_Queue *NAME(RegisterQueue)(JNIEnv *env, int size, int options, ASGS
     int i = atomic_fetch_add(&n_queues, 1);
     if (i >= MAX_QUEUES) return NULL;
     ASGST_Queue *q = &queues[i];
+    char here;
     q->capacity = size, q->options = options, q->handler = fun, q->arg = arg;
+    q->owner_stack = processing_owner ? processing_owner : (uintptr_t)&here;
     atomic_store(&q->state, Q_OPEN);
     int expected = 0;
     if (atomic_compare_exchange_strong(&processor_started, &expected, 1)) {
@@ -502,6 +538,7 @@ EXPORT int NAME(GetEnqueuableElement)(void *uc, ASGST_QueueElement *e)
 EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
 {
     if (!q) return ASGST_ENQUEUE_NO_QUEUE;
+    maybe_fault();
     /* Before the queue is taken, so that the caught fault leaves it usable
      * and the other two planted bugs stay reachable. */
     PLANT(q->state == Q_OPEN && q->pending && q->count >= q->pending, bug_resize_race);
@@ -512,7 +549,7 @@ EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
     if (q->count >= q->capacity) {
         atomic_fetch_add(&q->attempts, 1);
         rc = ASGST_ENQUEUE_FULL_QUEUE;
-    } else if (NAME(GetEnqueuableElement)(uc, &e) != 1) {
+    } else if (NAME(GetEnqueuableElement)(uc, &e) == ASGST_NON_JAVA_TRACE || !near((uintptr_t)e.sp, q->owner_stack)) {
         rc = ASGST_JAVA_TRACE; /* the prototype's answer when the walk fails after the thread check */
     } else {
         e.arg = arg;
