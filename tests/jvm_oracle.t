@@ -34,12 +34,18 @@ edges=$(field "$out/oracle.json" edges_checked)
 m=$(field "$out/oracle.json" 'sum(mismatches.values())')
 [ "$m" -eq 0 ]; ok $? "every caller/callee pair is a call in the caller's bytecode, or a call the VM makes ($m mismatches)"
 
+# liar_graph HOW OUT: running threads under oracle_graph=1, the stand-in
+# lying (HOW) in 1 of 10 walks; sets $lies.
+liar_graph() {
+  ASGF_LIAR=$1 ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin,inline --time "${secs}s" --out "$2" \
+    --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$2.verdict" 2>&1
+  grep -E 'asgf: oracle: sampled|^liar:' "$2/log" | sed 's/^/# /'
+  lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$2/log")
+}
+
 # 2a. The call-graph check catches a dropped frame in walks of running threads.
 out="$d/liar-graph"
-ASGF_LIAR=drop ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin,inline --time "${secs}s" --out "$out" \
-  --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
-grep -E 'asgf: oracle: sampled|^liar:' "$out/log" | sed 's/^/# /'
-lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+liar_graph drop "$out"
 got=$(field "$out/oracle.json" "mismatches['no-call-edge']")
 # A frame dropped between two frames of one method (recursion) leaves a valid
 # call graph: most lies, not all, break an edge.
@@ -49,10 +55,7 @@ ok $? "oracle_graph: dropped frames break call edges ($got no-call-edge mismatch
 # 2b. A walk cut short (its oldest frame removed) keeps every call edge: the
 # oldest-frame check catches it, and no end rule excuses it.
 out="$d/liar-cut"
-ASGF_LIAR=cut ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin,inline --time "${secs}s" --out "$out" \
-  --agent "oracle=1,oracle_graph=1,interval=10s,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
-grep -E 'asgf: oracle: sampled|^liar:' "$out/log" | sed 's/^/# /'
-lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+liar_graph cut "$out"
 got=$(field "$out/oracle.json" "mismatches['wrong-oldest']")
 other=$(field "$out/oracle.json" "sum(mismatches.values()) - mismatches['wrong-oldest']")
 checked=$(field "$out/oracle.json" oldest_checked)
