@@ -60,10 +60,13 @@ got=$(field "$out/oracle.json" "mismatches['wrong-oldest']")
 other=$(field "$out/oracle.json" "sum(mismatches.values()) - mismatches['wrong-oldest']")
 checked=$(field "$out/oracle.json" oldest_checked)
 rec=$(grep -l '^mismatch: wrong-oldest$' "$out"/record-*.txt 2>/dev/null | head -1)
-# A lie may land on one of the sampler's own walks; every cut on an oracle walk is caught.
-[ "${lies:-0}" -ge 2 ] && [ "$got" -ge 1 ] && [ "$got" -le "$lies" ] && [ "$other" -eq 0 ] &&
-  grep -q '^repro: stress/run --scenario [a-z]* .*oracle_graph=1' "$rec"
-ok $? "oracle_graph: walks cut short are wrong-oldest mismatches ($got for $lies cuts, $checked oldest frames checked, $other of other kinds)"
+# A lie may land on one of the sampler's own walks (interval=10s: a few), and
+# 17.0.21's own AGCT now and then ends a walk early by itself (README, the
+# oldest-frame check): so about as many, not exactly as many, as the cuts.
+walks=$(json_field "$out/summary.json" walks)
+[ "${lies:-0}" -ge 2 ] && [ "$got" -ge 1 ] && [ $((got + walks)) -ge "$lies" ] && [ $((got * 2)) -le $((lies * 3)) ] &&
+  [ "$other" -eq 0 ] && grep -q '^repro: stress/run --scenario [a-z]* .*oracle_graph=1' "$rec"
+ok $? "oracle_graph: walks cut short are wrong-oldest mismatches ($got for $lies cuts, $walks sampler walks, $checked oldest frames checked, $other of other kinds)"
 
 # 2. The lying stand-in, once per kind of lie.
 for lie in drop:dropped dup:extra swap:swapped; do
