@@ -32,6 +32,7 @@
 #include "jmethods.h"
 #include "jvm_threads.h"
 #include "oracle.h"
+#include "oracle_check.h"
 #include "oracle_graph.h"
 #include "record.h"
 #include "regions.h"
@@ -40,12 +41,12 @@
 #define ORACLE_DEPTH 1024
 #define RULES_MAX 32
 
-enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE, RULE_END };
+enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE, RULE_END, RULE_TOP_BCI };
 
 struct rule {
     char name[48];
     enum rule_kind kind;
-    long agct, jvmti; /* RULE_CODE: agct only */
+    long agct, jvmti; /* RULE_CODE, RULE_TOP_BCI: agct only */
     char glob[200];   /* RULE_EDGE, RULE_END: fnmatch pattern on a method text */
     char why[400];
     _Atomic unsigned long long excused;
@@ -121,10 +122,12 @@ static int parse_rules(const char *text, const char *source, char *err, size_t e
             sscanf(s, "%63s %15s %199s %7s", name, kind, glob, extra) == 3) {
             r->kind = strcmp(kind, "edge") ? RULE_END : RULE_EDGE;
             strcpy(r->glob, glob);
-        } else if (got >= 3 && !strcmp(kind, "code") && got == 3) r->kind = RULE_CODE;
+        } else if (got == 3 && !strcmp(kind, "code")) r->kind = RULE_CODE;
+        else if (got == 3 && !strcmp(kind, "topbci")) r->kind = RULE_TOP_BCI;
         else if (got == 4 && !strcmp(kind, "lineno")) r->kind = RULE_LINENO;
         else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...', "
-                             "'NAME code AGCT_CODE why: ...', 'NAME edge CALLEE_GLOB why: ...' or 'NAME end METHOD_GLOB why: ...'",
+                             "'NAME code AGCT_CODE why: ...', 'NAME topbci BCI why: ...', 'NAME edge CALLEE_GLOB why: ...' "
+                             "or 'NAME end METHOD_GLOB why: ...'",
                              source, lineno), -1;
         if (strlen(name) >= sizeof r->name) return snprintf(err, errlen, "%s line %d: name too long", source, lineno), -1;
         strcpy(r->name, name);
@@ -220,21 +223,23 @@ static void method_text(jmethodID m, char *out, size_t len)
 
 /* FNV-1a over the kind and the first differing frame's method text: the
  * same in every process, as jmethodIDs are not. */
-static uint64_t mismatch_key(int kind, const char *method)
+static uint64_t mismatch_key(const char *kind, const char *method)
 {
     uint64_t h = 1469598103934665603ULL;
-    for (const char *c = kind_names[kind]; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    for (const char *c = kind; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
     h = (h ^ '|') * 1099511628211ULL;
     for (const char *c = method; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
     return h;
 }
 
-static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method, const char *why,
-                           const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
+/* kind: one of kind_names, or kind_names' count plus an oracle_check kind.
+ * case_bytes: the case that walked, for a sampled walk of the consistency check. */
+static void write_record(int tid, const char *tname, const char *kind, uint64_t key, int at, const char *method,
+                         const char *shape, const char *why, const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj,
+                         const uint8_t *case_bytes, size_t case_len)
 {
     static char text[1 << 17];
     char m[512], path[400];
-    uint64_t key = mismatch_key(kind, method);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     size_t used = 0;
@@ -242,16 +247,21 @@ static void write_mismatch(const struct thread_info *t, int kind, int at, const 
         if (w_ > 0) used = used + (size_t)w_ < sizeof text ? used + (size_t)w_ : sizeof text - 1; } while (0)
     OUT("ASGF-RECORD 1\npid: %d\ntid: %d\nthread: %s\ntime_ns: %lld\nbackend: agct\nentry: AsyncGetCallTrace\n"
         "mode: oracle\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n",
-        (int)getpid(), t->tid, t->name, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
-        (unsigned long long)key, kind_names[kind], at, method, na);
+        (int)getpid(), tid, tname, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
+        (unsigned long long)key, kind, at, method, na);
     /* Workers are named asgst-worker-SCENARIO-N (stress/README.md): the
      * scenario under the oracle again is the reproducer. */
-    const char *scn = strncmp(t->name, "asgst-worker-", 13) ? NULL : t->name + 13;
+    const char *scn = strncmp(tname, "asgst-worker-", 13) ? NULL : tname + 13;
     const char *dash = scn ? strchr(scn, '-') : NULL;
+    if (shape) OUT("shape: %s\n", shape);
     if (why) OUT("why: %s\n", why);
-    /* the call-graph kinds come from sampled walks, which only oracle_graph=1 takes */
-    const char *graph = kind == K_NO_EDGE || kind == K_WRONG_OLDEST ? ",oracle_graph=1" : "";
-    if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1%s,interval=10s\n", (int)(dash - scn), scn, graph);
+    /* the call-graph kinds come from sampled walks, which only oracle_graph=1 takes;
+     * a consistency record carries the case that walked, which mutate=corpus replays */
+    const char *graph = !strcmp(kind, kind_names[K_NO_EDGE]) || !strcmp(kind, kind_names[K_WRONG_OLDEST]) ? ",oracle_graph=1" : "";
+    if (dash && case_bytes)
+        OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1,interval=100us,mutate=corpus:DIR "
+            "(DIR: a directory holding only this record's case, which triage saves as the bucket's case file)\n", (int)(dash - scn), scn);
+    else if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1%s,interval=10s\n", (int)(dash - scn), scn, graph);
     for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
         method_text(jv[i].method, m, sizeof m);
         OUT("expected: %d %s %lld\n", i, m, (long long)jv[i].location);
@@ -260,9 +270,59 @@ static void write_mismatch(const struct thread_info *t, int kind, int at, const 
         method_text(ag[i].method_id, m, sizeof m);
         OUT("walked: %d %s %d\n", i, m, ag[i].lineno);
     }
+    if (case_bytes && case_len) {
+        OUT("case: ");
+        for (size_t i = 0; i < case_len && used + 8 < sizeof text; i++) OUT("%02x", case_bytes[i]);
+        OUT("\n");
+    }
     OUT("END\n");
 #undef OUT
     record_text(agent_cfg.out, key, text, used, path, sizeof path);
+}
+
+static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method, const char *why,
+                           const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
+{
+    write_record(t->tid, t->name, kind_names[kind], mismatch_key(kind_names[kind], method), at, method, NULL, why, ag,
+                 na, jv, nj, NULL, 0);
+}
+
+/* [handler-safe] oracle_check's excuse: the topbci rules (read-only once loaded). */
+static int check_excused(int kind, int at, int bci)
+{
+    for (int r = 0; r < nrules; r++)
+        if (rules[r].kind == RULE_TOP_BCI && kind == CHECK_BAD_BCI && at == 0 && rules[r].agct == bci) {
+            atomic_fetch_add(&rules[r].excused, 1);
+            return 1;
+        }
+    return 0;
+}
+
+/* oracle_check's report: a sampled walk with a frame that cannot exist. */
+static void write_inconsistent(int tid, int kind, int at, const char *shape, const char *why, const jmethodID *methods,
+                               const int *bcis, int n, const uint8_t *case_bytes, size_t case_len)
+{
+    static ASGCT_CallFrame ag[CHECK_FRAMES];
+    char m[512], name[40] = "?";
+    for (int i = 0; i < n && i < CHECK_FRAMES; i++) ag[i].method_id = methods[i], ag[i].lineno = bcis[i];
+    const struct thread_info *t = threads_find(tid);
+    if (t) snprintf(name, sizeof name, "%s", t->name);
+    method_text(methods[at], m, sizeof m);
+    const char *kind_name = oracle_check_kind_name(kind);
+    if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_name, at, m, why);
+    write_record(tid, name, kind_name, mismatch_key(kind_name, shape), at, m, shape, why, ag, n, NULL, 0, case_bytes,
+                 case_len);
+}
+
+/* Whether an end rule lets a walk stop at the method m (counted if so). */
+static int end_excused(const char *m)
+{
+    for (int r = 0; r < nrules; r++)
+        if (rules[r].kind == RULE_END && !fnmatch(rules[r].glob, m, 0)) {
+            atomic_fetch_add(&rules[r].excused, 1);
+            return 1;
+        }
+    return 0;
 }
 
 /* Compares one AGCT walk with JVMTI's; counts it and records a mismatch. */
@@ -289,6 +349,16 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
         atomic_fetch_add(any_rule ? &equal_by_rule : &equal_exact, 1);
         return;
     }
+    char m[512];
+    /* Every frame agrees but the walk stops early, at a method the VM
+     * called into: the gap the end rules describe for sampled walks. */
+    if (i == n && n > 0 && n < nj) {
+        method_text(ag[n - 1].method_id, m, sizeof m);
+        if (end_excused(m)) {
+            atomic_fetch_add(&equal_by_rule, 1);
+            return;
+        }
+    }
     int kind;
     jmethodID first;
     if (na <= 0) kind = K_FAILED, first = nj > 0 ? jv[0].method : NULL;
@@ -305,7 +375,6 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     else if (same_method(&ag[i], &jv[i])) kind = K_WRONG_BCI, first = jv[i].method;
     else kind = K_WRONG_METHOD, first = jv[i].method;
     atomic_fetch_add(&kinds[kind], 1);
-    char m[512];
     method_text(first, m, sizeof m);
     if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %s", kind_names[kind], i, m);
     write_mismatch(t, kind, i, m, NULL, ag, na, jv, nj);
@@ -407,11 +476,7 @@ static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *
     if (ag[n - 1].method_id == want) return;
     char m[512], why[600];
     method_text(ag[n - 1].method_id, m, sizeof m);
-    for (int r = 0; r < nrules; r++)
-        if (rules[r].kind == RULE_END && !fnmatch(rules[r].glob, m, 0)) {
-            atomic_fetch_add(&rules[r].excused, 1);
-            return;
-        }
+    if (end_excused(m)) return;
     atomic_fetch_add(&kinds[K_WRONG_OLDEST], 1);
     char w[512];
     method_text(want, w, sizeof w);
@@ -475,13 +540,16 @@ static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
             if (jt) compare_one(env, jni, t, jt), did++;
             pthread_mutex_unlock(&refs_lock);
         }
+        oracle_check_drain(env, write_inconsistent);
         if (!did) nanosleep(&(struct timespec){0, 10000000}, NULL);
     }
+    oracle_check_drain(env, write_inconsistent);
     stopped_ns = sigsafe_now_ns();
 }
 
 int oracle_prepare(jvmtiEnv *env)
 {
+    oracle_check_set_excuse(check_excused);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_suspend = 1;
@@ -535,6 +603,7 @@ void oracle_report(FILE *f)
     for (int r = 0; r < nrules; r++)
         fprintf(f, "asgf: oracle rule %s excused %llu comparisons: %s\n", rules[r].name,
                 (unsigned long long)rules[r].excused, rules[r].why);
+    oracle_check_print(f);
     if (example[0]) fprintf(f, "asgf: oracle: first mismatch: %s\n", example);
 }
 
@@ -554,6 +623,8 @@ int oracle_write_json(const char *path)
             (unsigned long long)oldest_checked);
     for (int r = 0; r < nrules; r++)
         fprintf(f, "%s\"%s\": %llu", r ? ", " : "", rules[r].name, (unsigned long long)rules[r].excused);
+    fprintf(f, "}, \"consistency\": {");
+    oracle_check_json(f);
     fprintf(f, "}}\n");
     return fclose(f);
 }

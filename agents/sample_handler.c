@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "inflight.h"
 #include "mutate.h"
+#include "oracle_check.h"
 #include "queue_ops.h"
 #include "regions.h"
 #include "stats.h"
@@ -30,6 +31,7 @@ struct tstate {
     _Atomic unsigned seq;
     int qn;
     jmethodID qframes[VERIFY_FRAMES];
+    ASGST_Frame frames[CHECK_FRAMES]; /* the last walk's first frames, for the oracle's check */
 };
 
 static struct tstate tstates[THREADS_MAX];
@@ -106,8 +108,10 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         struct case_prog p;
         size_t len = sample_make_case(slot, uc, &p, ts->bytes);
         struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, queue_ops_queue(slot), NULL, 0};
+        if (agent_cfg.oracle) cx.frames_out = ts->frames, cx.frames_cap = CHECK_FRAMES;
         struct exec_outcome out;
         exec_case(&cx, &p, uc, self, &out);
+        if (agent_cfg.oracle) oracle_check_walk(agent_api, &p, &out, ts->frames, ts->bytes, len, self->tid);
         sample_note(slot, &out);
         if (agent_cfg.mode == MODE_QUEUE) queue_ops_after_sample(slot, uc);
     }

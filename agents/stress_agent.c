@@ -16,6 +16,7 @@
 #include "record.h"
 #include "jvm_regions.h"
 #include "oracle.h"
+#include "oracle_check.h"
 #include "info_calls.h"
 #include "queue_agct.h"
 #include "queue_ops.h"
@@ -126,6 +127,7 @@ static int setup(JavaVM *vm)
         .test_plant = agent_cfg.test_plant, .protect = agent_cfg.protect, .max_records = agent_cfg.max_records,
         .out = agent_cfg.out, .threads = &tc,
     };
+    if (agent_cfg.oracle) oracle_check_prepare(); /* before the VM prepares classes: jmethods learns as they come */
     if (!(agent_api = startup_attach(vm, &sc, err, sizeof err))) return fprintf(stderr, "asgf: %s\n", err), -1;
     stats_set_code_names(agent_api, agent_cfg.mode == MODE_QUEUE);
     if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)

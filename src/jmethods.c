@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "jmethods.h"
+#include "method_bounds.h"
 
 #define TABLE_BITS 16
 #define TABLE_SIZE (1u << TABLE_BITS)
@@ -101,6 +102,7 @@ static void prime_class(jvmtiEnv *env, jclass klass)
     jint count;
     jmethodID *methods;
     if ((*env)->GetClassMethods(env, klass, &count, &methods) == JVMTI_ERROR_NONE) {
+        method_bounds_learn(env, methods, count);
         (*env)->Deallocate(env, (unsigned char *)methods);
     }
 }

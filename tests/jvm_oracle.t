@@ -95,6 +95,41 @@ for lie in drop:dropped dup:extra swap:swapped; do
   [ "$top" = "1 $got $want" ]; ok $? "$how: triage puts all $got in one bucket '$want'"
 done
 
+# 2b. The consistency check of the sampler's own walks (every walk, mutated or
+# not): the real walker's unmutated walks all fit their methods; a stand-in
+# whose walks name a bci past a method's end, or a method that does not
+# exist, in 1 of 10 walks is caught every time, in one bucket per shape.
+out="$d/check-real"
+stress/run --scenario spin,inline,deopt --time "${secs}s" --out "$out" --agent "oracle=1,interval=1ms,stats=0" > "$out.verdict" 2>&1
+ok $? "oracle=1 with the sampler at 1 ms runs clean ($(cat "$out.verdict"))"
+grep 'consistency' "$out/log" | sed 's/^/# /'
+w=$(field "$out/oracle.json" 'consistency["walks"]')
+bad=$(field "$out/oracle.json" 'consistency["bad-method"] + consistency["bad-bci"] + consistency["bad-type"]')
+[ "$w" -ge 1000 ] && [ "$bad" -eq 0 ]; ok $? "unmutated walks of the real VM are all consistent ($w walks, $bad inconsistent)"
+for lie in bci:bad-bci:wrong-bci:"caller frame, bci past the method's end" method:bad-method:wrong-method:"no such method, says JVMTI"; do
+  IFS=: read -r how kind held shape <<< "$lie"
+  out="$d/check-$how"
+  ASGF_LIAR=$how ASGF_LIAR_EVERY=10 LD_PRELOAD=$liar stress/run --scenario spin --time "${secs}s" --out "$out" \
+    --agent "oracle=1,interval=1ms,stats=0" --jvm-flags "-agentpath:$liar" > "$out.verdict" 2>&1
+  grep -E 'consistency|^liar:' "$out/log" | sed 's/^/# /'
+  lies=$(sed -n 's/^liar: \([0-9]*\) lies.*/\1/p' "$out/log")
+  got=$(field "$out/oracle.json" "consistency['$kind']")
+  # a lie on a walk of a held thread is the held-walk check's (spin holds almost none)
+  heldgot=$(field "$out/oracle.json" "mismatches['$held']")
+  lost=$(field "$out/oracle.json" 'consistency["not_queued"]')
+  other=$(field "$out/oracle.json" "consistency['bad-method'] + consistency['bad-bci'] + consistency['bad-type'] - consistency['$kind'] + sum(mismatches.values()) - mismatches['$held']")
+  [ "${lies:-0}" -ge 10 ] && [ "$got" -ge 1 ] && [ $((got + heldgot + lost)) -eq "$lies" ] && [ "$other" -eq 0 ]
+  ok $? "$how: every lie is a '$kind' (or, on a held walk, '$held') mismatch ($got + $heldgot for $lies lies, $lost not queued, $other of other kinds)"
+  rec=$(grep -l "^mismatch: $kind\$" "$out"/record-*.txt 2>/dev/null | head -1)
+  grep -q "^shape: $shape\$" "$rec" && grep -q '^case: [0-9a-f]' "$rec" && grep -q '^repro: stress/run --scenario spin .*mutate=corpus:' "$rec"
+  ok $? "$how: the record names the shape and carries the case that walked ($rec)"
+  crash-triage/triage -q --out "$d/triage-check-$how" "$out" > "$d/triage-check-$how.txt" 2>&1
+  top=$(python3 -c 'import json,sys; b=[x for x in json.load(open(sys.argv[1]))["buckets"] if x["title"].startswith("MISMATCH-B")]; print(len(b), b[0]["count"], b[0]["title"])' \
+        "$d/triage-check-$how/report.json" 2>/dev/null)
+  echo "# triage: $top"
+  [ "$top" = "1 $got MISMATCH-${kind^^} in $shape" ]; ok $? "$how: triage puts all $got in one bucket 'MISMATCH-${kind^^} in $shape'"
+done
+
 # 3. A rules file with a bad line is refused by file and line.
 printf '# ok\nnative-lineno lineno -3 -1 why: native\nno-why lineno 1 2\n' > "$d/bad-rules.txt"
 out="$d/bad-rules"

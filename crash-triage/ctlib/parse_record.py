@@ -37,9 +37,13 @@ def java_name(sig):
 
 def mismatch_report(rep):
     """An oracle record (docs/crash-record.md, "Mismatch records"): its bucket is the kind
-    of difference and the first frame that differs, as its key is."""
+    of difference and the first frame that differs, as its key is; a record of the
+    consistency check names the wrong shape instead (one shape at any method is one cause)."""
     rep.signal = 'MISMATCH-' + rep.extra['mismatch'].upper()
-    rep.frames = [Frame(function=java_name(rep.extra.get('method', '?')), kind='J')]
+    if rep.extra.get('shape'):
+        rep.frames = [Frame(function=rep.extra['shape'], kind='J')]
+    else:
+        rep.frames = [Frame(function=java_name(rep.extra.get('method', '?')), kind='J')]
 
 
 def parse(data, path):
@@ -121,7 +125,7 @@ def parse(data, path):
                 rep.case = bytes.fromhex(val[:2 * MAX_CASE])
             elif val:
                 rep.flag('bad-case')
-        elif key in ('mismatch', 'method'):     # the oracle's mismatch records
+        elif key in ('mismatch', 'method', 'shape'):     # the oracle's mismatch records
             rep.extra[key] = val[:1024]
         # unknown keys are ignored, as the format says
     if not complete:

@@ -6,8 +6,10 @@
  * outside any signal handler. It forwards every walk, and in 1 of every
  * 1,000 walks (ASGF_LIAR_EVERY to change) with at least four frames it changes one frame, as
  * ASGF_LIAR says: drop (frame 1 removed), dup (frame 1 repeated), swap
- * (frames 1 and 2 exchanged, only where their methods differ) or cut (the
- * oldest frame removed: a walk that ends early, every call edge intact). At exit it
+ * (frames 1 and 2 exchanged, only where their methods differ), cut (the
+ * oldest frame removed: a walk that ends early, every call edge intact),
+ * bci (frame 1's bci set past the end of any method's bytecode) or method
+ * (frame 1 named by a jmethodID of no method: a slot holding NULL). At exit it
  * prints "liar: LIES lies in WALKS walks (KIND)" on stderr.
  */
 #ifndef _GNU_SOURCE
@@ -33,8 +35,10 @@ typedef struct {
 
 typedef void (*agct_fn)(trace_t *, jint, void *);
 
-enum { DROP, DUP, SWAP, CUT, N_HOW };
-static const char *const names[] = {"drop", "dup", "swap", "cut"};
+enum { DROP, DUP, SWAP, CUT, BCI, METHOD, N_HOW };
+static const char *const names[] = {"drop", "dup", "swap", "cut", "bci", "method"};
+/* What JVMTI finds behind a jmethodID whose method is gone: NULL. */
+static void *no_method;
 static agct_fn real;
 static int how = -1;
 static unsigned long every = 1000;
@@ -56,7 +60,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
     if (e && strtoul(e, NULL, 10) > 0) every = strtoul(e, NULL, 10);
     real = (agct_fn)dlsym(RTLD_NEXT, "AsyncGetCallTrace");
     if (!real || how < 0) {
-        fprintf(stderr, "liar: %s\n", real ? "ASGF_LIAR must be drop, dup, swap or cut" : "no AsyncGetCallTrace after me");
+        fprintf(stderr, "liar: %s\n", real ? "ASGF_LIAR must be drop, dup, swap, cut, bci or method" : "no AsyncGetCallTrace after me");
         return JNI_ERR;
     }
     atexit(report);
@@ -81,6 +85,11 @@ JNIEXPORT void AsyncGetCallTrace(trace_t *t, jint depth, void *uc)
         if (n >= depth) return;
         memmove(&f[2], &f[1], (size_t)(n - 1) * sizeof *f);
         t->num_frames = n + 1;
+    } else if (how == BCI) {
+        if (f[1].lineno == -3) return; /* a native frame has no bci to spoil */
+        f[1].lineno = 70000;           /* a method's bytecode ends before 65536 */
+    } else if (how == METHOD) {
+        f[1].method_id = (jmethodID)&no_method;
     } else if (how == CUT) {
         if (n >= depth) return; /* a walk cut by its depth ends early anyway */
         t->num_frames = n - 1;
