@@ -558,10 +558,12 @@ int oracle_prepare(jvmtiEnv *env)
     return (*env)->AddCapabilities(env, &caps) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
+int oracle_walk_signal(void) { return SIGRTMIN + 4; }
+
 int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char **why)
 {
     if (!(walker = agct_resolve())) return *why = "AsyncGetCallTrace not found in this VM", -1;
-    oracle_signal = SIGRTMIN + 4;
+    oracle_signal = oracle_walk_signal();
     /* SIGPROF waits while the walk runs: the sampler's handler (with its
      * crash protection) never nests inside this one. */
     struct sigaction sa;

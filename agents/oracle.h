@@ -12,6 +12,8 @@
  * capability to suspend threads. 0 or -1 (with err naming file and line). */
 int oracle_load_rules(const char *path, char *err, size_t errlen);
 int oracle_prepare(jvmtiEnv *jvmti);
+/* The signal the oracle walks a thread with (a real-time signal). */
+int oracle_walk_signal(void);
 /* VMInit: the signal handler and the oracle thread. */
 int oracle_start(jvmtiEnv *jvmti, JNIEnv *jni, const char **why);
 void oracle_stop(void);

@@ -4,7 +4,7 @@
 #include "method_bounds.h"
 #include "oracle_check.h"
 
-#define PENDING 64
+#define PENDING 256
 #define VERDICT_OK (-1)
 #define VERDICT_UNKNOWN (-2)
 
@@ -17,6 +17,7 @@ static struct pending {
     int bci[CHECK_FRAMES];
     uint8_t type[CHECK_FRAMES];
     int extent[CHECK_FRAMES]; /* as the handler saw it */
+    int table_full;           /* and whether the table had stopped learning */
     uint8_t bytes[CASE_MAX_SIZE];
     size_t len;
 } pending[PENDING];
@@ -84,7 +85,7 @@ void oracle_check_walk(const struct api *api, const struct case_prog *p, const s
         int free_ = 0;
         if (!atomic_compare_exchange_strong(&pending[s].state, &free_, 1)) continue;
         struct pending *q = &pending[s];
-        q->tid = tid, q->n = n;
+        q->tid = tid, q->n = n, q->table_full = method_bounds_full();
         for (int i = 0; i < n; i++) q->method[i] = ids[i], q->bci[i] = f[i].bci, q->type[i] = f[i].type, q->extent[i] = extent[i];
         q->len = case_len < sizeof q->bytes ? case_len : sizeof q->bytes;
         memcpy(q->bytes, case_bytes, q->len);
@@ -116,8 +117,9 @@ static void judge(jvmtiEnv *env, struct pending *q, oracle_check_report_fn repor
         int v = verdict(q->type[i], q->bci[i], e);
         if (v == VERDICT_OK || v == VERDICT_UNKNOWN) continue;
         /* A method the VM had prepared when the walk named it, gone now:
-         * its class was unloaded since, which says nothing of the walk. */
-        if (e == METHOD_INVALID && q->extent[i] != METHOD_UNKNOWN) {
+         * its class was unloaded since, which says nothing of the walk. The
+         * same for one the table could not learn any more. */
+        if (e == METHOD_INVALID && (q->extent[i] != METHOD_UNKNOWN || q->table_full)) {
             atomic_fetch_add(&unloaded, 1);
             continue;
         }
@@ -147,10 +149,12 @@ void oracle_check_print(FILE *f)
 {
     fprintf(f, "asgf: oracle: consistency of sampled walks: %llu walks checked (%llu of mutated cases), %llu frames, "
             "%llu without a jmethodID; doubtful %llu (cleared later %llu, class unloaded since %llu, not queued %llu); "
+            "methods known %ld%s; "
             "bad-method %llu, bad-bci %llu, bad-type %llu\n",
             (unsigned long long)walks, (unsigned long long)walks_mutated, (unsigned long long)frames,
             (unsigned long long)no_id, (unsigned long long)queued, (unsigned long long)cleared,
-            (unsigned long long)unloaded, (unsigned long long)dropped,
+            (unsigned long long)unloaded, (unsigned long long)dropped, method_bounds_count(),
+            method_bounds_full() ? " (table full: methods learned since are judged by JVMTI alone)" : "",
             (unsigned long long)kinds[CHECK_BAD_METHOD], (unsigned long long)kinds[CHECK_BAD_BCI],
             (unsigned long long)kinds[CHECK_BAD_TYPE]);
 }
@@ -159,9 +163,10 @@ void oracle_check_json(FILE *f)
 {
     fprintf(f, "\"walks\": %llu, \"walks_mutated\": %llu, \"frames\": %llu, \"no_jmethodid\": %llu, \"doubtful\": %llu, "
             "\"cleared\": %llu, \"unloaded_since\": %llu, \"not_queued\": %llu, \"bad-method\": %llu, \"bad-bci\": %llu, "
-            "\"bad-type\": %llu",
+            "\"bad-type\": %llu, \"methods_known\": %ld, \"table_full\": %s",
             (unsigned long long)walks, (unsigned long long)walks_mutated, (unsigned long long)frames,
             (unsigned long long)no_id, (unsigned long long)queued, (unsigned long long)cleared,
             (unsigned long long)unloaded, (unsigned long long)dropped, (unsigned long long)kinds[CHECK_BAD_METHOD],
-            (unsigned long long)kinds[CHECK_BAD_BCI], (unsigned long long)kinds[CHECK_BAD_TYPE]);
+            (unsigned long long)kinds[CHECK_BAD_BCI], (unsigned long long)kinds[CHECK_BAD_TYPE], method_bounds_count(),
+            method_bounds_full() ? "true" : "false");
 }

@@ -12,6 +12,7 @@
 #include "guard.h"
 #include "inflight.h"
 #include "mutate.h"
+#include "oracle.h"
 #include "oracle_check.h"
 #include "queue_ops.h"
 #include "regions.h"
@@ -120,7 +121,17 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
 
 int sample_handler_install(int signo)
 {
-    return sigsafe_install(signo, on_sample);
+    /* The oracle's walk signal waits while a sample runs: a walk taken
+     * inside this handler (inside the VM's walker, or on a forged stack
+     * copy) is no point of the workload's own code, and its frames would be
+     * the framework's doing. */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (agent_cfg.oracle) sigaddset(&sa.sa_mask, oracle_walk_signal());
+    return sigaction(signo, &sa, NULL);
 }
 
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)

@@ -63,6 +63,9 @@ static int parse(struct case_text *t, struct case_prog *p)
     }
     at = case_text_word(t, w, sizeof w);
     if (case_text_number(t, at, w, kind == MUT_DELTA, &m->value)) return -1;
+    /* A delta is signed: 0xffffffffffffffff would come back as -0x1. */
+    if (kind == MUT_DELTA && w[0] != '-' && m->value < 0)
+        return case_text_fail(t, at, "delta '%s' out of range (a delta is a signed 64-bit number)", w);
     m->reg = (uint8_t)reg, m->kind = (uint8_t)kind, m->region = (uint8_t)region;
     p->nmut++;
     return 0;

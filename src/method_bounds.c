@@ -4,7 +4,7 @@
 #include <stdint.h>
 #include "method_bounds.h"
 
-#define BOUNDS_BITS 18
+#define BOUNDS_BITS 20
 #define BOUNDS_SIZE (1u << BOUNDS_BITS)
 
 /* Open addressing; writers hold the lock, readers (signal handlers) do
@@ -14,6 +14,8 @@ static struct {
     _Atomic int extent;
 } slots[BOUNDS_SIZE];
 static long used;
+static _Atomic int full;
+static _Atomic long learned;
 static _Atomic int enabled;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -54,10 +56,13 @@ static void store(jmethodID id, int extent)
         }
         if (!there) {
             /* A table three-quarters full stops learning: lookups stay short. */
-            if (used >= (long)(BOUNDS_SIZE / 4 * 3)) return;
+            if (used >= (long)(BOUNDS_SIZE / 4 * 3)) {
+                atomic_store(&full, 1);
+                return;
+            }
             atomic_store_explicit(&slots[i].extent, extent, memory_order_relaxed);
             atomic_store_explicit(&slots[i].id, id, memory_order_release);
-            used++;
+            atomic_store(&learned, ++used);
             return;
         }
     }
@@ -70,6 +75,9 @@ void method_bounds_learn(jvmtiEnv *env, const jmethodID *methods, int count)
     for (int i = 0; i < count; i++) store(methods[i], ask(env, methods[i]));
     pthread_mutex_unlock(&lock);
 }
+
+int method_bounds_full(void) { return atomic_load(&full); }
+long method_bounds_count(void) { return atomic_load(&learned); }
 
 int method_bounds_get(jmethodID id)
 {

@@ -26,6 +26,13 @@ int method_bounds_enabled(void);
 /* Not handler-safe. Asks JVMTI for each method's extent and stores it. */
 void method_bounds_learn(jvmtiEnv *env, const jmethodID *methods, int count);
 
+/* [handler-safe] Whether the table stopped learning (three-quarters of
+ * its 786,432 slots used: a workload that loads classes for long does it),
+ * and how many methods it holds. A method unknown while the table is full
+ * says nothing. */
+int method_bounds_full(void);
+long method_bounds_count(void);
+
 /* [handler-safe] The stored extent: a code length >= 0, or one of the
  * negative values above (never METHOD_INVALID). */
 int method_bounds_get(jmethodID id);

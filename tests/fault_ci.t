@@ -126,4 +126,7 @@ ok $? "replay --record-dir naming a file: exit 2 ($(cat "$d/c3.out"))"
 sed 's/^mut .*//' corpus/seeds/00-signal-plain.txt >"$d/d.txt"; echo 'mut sp delta -0xffffffffffffffff' >>"$d/d.txt"
 "$BUILD/bin/casetool" encode "$d/d.txt" -o "$d/d.case" 2>"$d/c4"; rc=$?
 [ $rc = 1 ] && grep -q "out of range" "$d/c4" && [ ! -e "$d/d.case" ]; ok $? "delta -0xffffffffffffffff: refused ($(cat "$d/c4"))"
+sed 's/^mut .*//' corpus/seeds/00-signal-plain.txt >"$d/e.txt"; echo 'mut sp delta 0xffffffffffffffff' >>"$d/e.txt"
+"$BUILD/bin/casetool" encode "$d/e.txt" -o "$d/e.case" 2>"$d/c5"; rc=$?
+[ $rc = 1 ] && grep -q "out of range" "$d/c5" && [ ! -e "$d/e.case" ]; ok $? "delta 0xffffffffffffffff (would read back as -0x1): refused ($(cat "$d/c5"))"
 tap_done
