@@ -232,8 +232,8 @@ static uint64_t mismatch_key(const char *kind, const char *method)
     return h;
 }
 
-/* kind: one of kind_names, or kind_names' count plus an oracle_check kind.
- * case_bytes: the case that walked, for a sampled walk of the consistency check. */
+/* kind: a kind's name (kind_names or oracle_check_kind_name); shape and
+ * case_bytes only for a walk of the consistency check, NULL otherwise. */
 static void write_record(int tid, const char *tname, const char *kind, uint64_t key, int at, const char *method,
                          const char *shape, const char *why, const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj,
                          const uint8_t *case_bytes, size_t case_len)

@@ -26,8 +26,9 @@ int method_bounds_enabled(void);
 /* Not handler-safe. Asks JVMTI for each method's extent and stores it. */
 void method_bounds_learn(jvmtiEnv *env, const jmethodID *methods, int count);
 
-/* [handler-safe] Whether the table stopped learning (three-quarters of
- * its 786,432 slots used: a workload that loads classes for long does it),
+/* [handler-safe] Whether the table stopped learning (786,432 methods,
+ * three-quarters of its slots: a workload that loads classes for long
+ * gets there),
  * and how many methods it holds. A method unknown while the table is full
  * says nothing. */
 int method_bounds_full(void);
