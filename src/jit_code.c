@@ -17,8 +17,10 @@ static _Atomic unsigned long next_slot;
 /* Where the method's deopt handler is, recognized by its code in the last
  * bytes of the method's code (the stubs): it pushes its own address and jumps
  * to the deopt blob. C2: call to the next instruction, then sub [rsp], 5.
- * C1: mov r10, <its own address>; push r10. Native wrappers have none. Read
- * through process_vm_readv, so a method being freed cannot fault us. */
+ * C1: mov r10, <its own address>; push r10. Native wrappers have none. These
+ * are x86_64 encodings: on other architectures no handler is recognized and
+ * the deopt_handler region stays empty. Read through process_vm_readv, so a
+ * method being freed cannot fault us. */
 static uintptr_t find_deopt_handler(uintptr_t start, uintptr_t size)
 {
     static const uint8_t c2[] = {0xe8, 0, 0, 0, 0, 0x48, 0x83, 0x2c, 0x24, 0x05};
