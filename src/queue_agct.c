@@ -40,6 +40,28 @@ static long long period;
 static int walk_depth;
 static _Atomic unsigned long long n_enqueued, n_full, n_contended, n_batches, n_handled, n_walk_errors;
 
+/* Rings replaced by a resize. A signal handler may still hold an element
+ * of one (GetQueueElement hands out a pointer, and the caller may write
+ * its arg), so a ring is freed only REUSE_AFTER_NS after it was replaced;
+ * while the graveyard is full, a resize waits. Processing thread only. */
+#define GRAVES 64
+static struct {
+    ASGST_QueueElement *ring;
+    long long since;
+} graves[GRAVES];
+
+/* A free grave (freeing the rings old enough), or -1. */
+static int free_grave(void)
+{
+    long long now = sigsafe_now_ns();
+    int slot = -1;
+    for (int i = 0; i < GRAVES; i++) {
+        if (graves[i].ring && now - graves[i].since > REUSE_AFTER_NS) free(graves[i].ring), graves[i].ring = NULL;
+        if (!graves[i].ring && slot < 0) slot = i;
+    }
+    return slot;
+}
+
 static int try_lock(ASGST_Queue *q)
 {
     int expected = 0;
@@ -137,16 +159,19 @@ int queue_agct_enqueue(ASGST_Queue *q, void *ucontext, void *arg)
     return rc;
 }
 
-/* [handler-safe] n: 0 oldest, -1 youngest. The ring may move on
- * concurrently; callers of the prototype use it from the same thread's
- * signal handler, as here. */
+/* [handler-safe] n: 0 oldest, -1 youngest. Under the try-lock, so ring,
+ * head and capacity are one resize's; NULL when the processing thread
+ * holds the queue. The element stays valid memory after a resize moved
+ * the queue on (the graveyard), though it is then no longer queued. */
 ASGST_QueueElement *queue_agct_get_element(ASGST_Queue *q, int n)
 {
-    if (!q || !q->capacity) return NULL;
+    if (!q || !try_lock(q)) return NULL;
+    ASGST_QueueElement *e = NULL;
     int count = q->count;
     if (n < 0) n += count;
-    if (n < 0 || n >= count) return NULL;
-    return &q->ring[(q->head + n) % q->capacity];
+    if (q->capacity && n >= 0 && n < count) e = &q->ring[(q->head + n) % q->capacity];
+    unlock(q);
+    return e;
 }
 
 ASGST_QueueSizeInfo queue_agct_get_size_info(ASGST_Queue *q)
@@ -208,9 +233,13 @@ static void process_one(ASGST_Queue *q, jvmtiFrameInfo *jf, ASGCT_CallFrame *fra
     int n = q->count;
     for (int i = 0; i < n; i++) batch[i] = q->ring[(q->head + i) % q->capacity];
     q->head = (q->head + n) % q->capacity, q->count = 0;
-    if (q->pending_capacity) {
+    int grave = q->pending_capacity ? free_grave() : -1;
+    if (grave >= 0) {
         ASGST_QueueElement *ring = calloc((size_t)q->pending_capacity, sizeof *ring);
-        if (ring) free(q->ring), q->ring = ring, q->capacity = q->pending_capacity, q->head = 0;
+        if (ring) {
+            graves[grave].ring = q->ring, graves[grave].since = sigsafe_now_ns();
+            q->ring = ring, q->capacity = q->pending_capacity, q->head = 0;
+        }
         q->pending_capacity = 0;
     }
     unlock(q);
