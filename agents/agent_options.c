@@ -9,6 +9,7 @@
 #include "options.h"
 #include "queue_ops.h"
 #include "record.h"
+#include "startup.h"
 
 #define CFG(c) ((struct agent_config *)(c))
 
@@ -138,6 +139,10 @@ static const char *set_qops(void *c, const char *v)
 static const char *set_test_plant(void *c, const char *v)
 {
     long x;
+    if (!strcmp(v, "poll")) {
+        CFG(c)->test_plant = STARTUP_PLANT_POLL;
+        return NULL;
+    }
     const char *e = opt_parse_long(v, 1, 0x7fffffffffffffffL, &x);
     if (!e) CFG(c)->test_plant = (uintptr_t)x;
     return e;
@@ -176,7 +181,7 @@ static const struct opt_def defs[] = {
              "corpus/FORMAT.md): run after the call, in the crash record's case bytes", set_qops},
     {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
-    {"test_plant", "TEST HOOK: agct walks write frames to this address (plants a fault in libjvm)", set_test_plant},
+    {"test_plant", "TEST HOOK: agct walks write frames to this address, or to the safepoint poll page with 'poll' (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
 

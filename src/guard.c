@@ -140,7 +140,8 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
     int saved_errno = errno;
     struct slot *s = my_slot;
     if (s && atomic_load(&s->armed)) {
-        if (mode == GUARD_PRIMARY && jvm_handler && !below_own_frame(s, (uintptr_t)si->si_addr) &&
+        uintptr_t addr = (uintptr_t)si->si_addr;
+        if (mode == GUARD_PRIMARY && jvm_handler && !below_own_frame(s, addr) && !regions_in_poll_page(addr) &&
             jvm_handler(sig, si, ucv, 0)) {
             atomic_fetch_add(&n_claimed, 1);
             errno = saved_errno;

@@ -17,7 +17,9 @@
  *   PRIMARY: no libjsig, installed after the JVM's handlers (an agent's
  *     Agent_OnLoad, or an embedder after JNI_CreateJavaVM). We see faults
  *     first. A guarded fault on the thread's own stack below the call
- *     (guard zones) is ours; any other guarded fault is offered to the JVM
+ *     (guard zones) or on the armed safepoint poll page is ours (HotSpot
+ *     would take the one for a stack overflow and the other for a poll in
+ *     compiled code, and abort); any other guarded fault is offered to the JVM
  *     first through JVM_handle_linux_signal(.., abort_if_unrecognized=0)
  *     so its own faults (SafeFetch, polls, implicit null checks) keep
  *     working; what it does not claim is ours. Unguarded faults go to the

@@ -25,6 +25,7 @@ struct snapshot {
     struct map m[MAX_MAPS];
     char pool[POOL_SIZE];
     uintptr_t code_lo, code_hi, jvm_lo, jvm_hi, heap_lo, heap_hi, hole_lo, hole_hi;
+    uintptr_t poll_lo, poll_hi;
 };
 
 static struct snapshot snaps[2];
@@ -43,7 +44,8 @@ static void classify(struct snapshot *s)
     uintptr_t hint = atomic_load(&heap_hint);
     size_t biggest_rw = 0;
     s->code_lo = s->code_hi = s->jvm_lo = s->jvm_hi = s->heap_lo = s->heap_hi = 0;
-    s->hole_lo = s->hole_hi = 0;
+    s->hole_lo = s->hole_hi = s->poll_lo = s->poll_hi = 0;
+    long page = sysconf(_SC_PAGESIZE);
     for (int i = 0; i < s->n; i++) {
         struct map *m = &s->m[i];
         const char *path = s->pool + m->path;
@@ -62,6 +64,13 @@ static void classify(struct snapshot *s)
             biggest_rw = len;
             s->heap_lo = m->lo, s->heap_hi = m->hi;
         }
+        /* HotSpot reserves its safepoint poll as two anonymous pages, the
+         * armed one inaccessible and the disarmed one read-only; no other
+         * mapping of a JVM seen here has that shape (17 and 25). */
+        if (!s->poll_lo && !m->path && m->prot == 0 && len == (size_t)page && i + 1 < s->n &&
+            s->m[i + 1].lo == m->hi && !s->m[i + 1].path && s->m[i + 1].prot == 1 &&
+            s->m[i + 1].hi - s->m[i + 1].lo == (size_t)page)
+            s->poll_lo = m->lo, s->poll_hi = m->hi;
         /* A hole of at least 1 GiB below the stacks: addresses no one maps. */
         if (i + 1 < s->n && !s->hole_lo && s->m[i + 1].lo - m->hi >= (1UL << 30))
             s->hole_lo = m->hi + (1UL << 20), s->hole_hi = s->m[i + 1].lo - (1UL << 20);
@@ -134,6 +143,20 @@ int regions_in_libjvm(uintptr_t addr)
 {
     const struct snapshot *s = current();
     return s && addr >= s->jvm_lo && addr < s->jvm_hi;
+}
+
+int regions_poll_page(uintptr_t *lo, uintptr_t *hi)
+{
+    const struct snapshot *s = current();
+    if (!s || !s->poll_lo) return 0;
+    *lo = s->poll_lo, *hi = s->poll_hi;
+    return 1;
+}
+
+int regions_in_poll_page(uintptr_t addr)
+{
+    const struct snapshot *s = current();
+    return s && addr >= s->poll_lo && addr < s->poll_hi;
 }
 
 int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi)

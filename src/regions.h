@@ -26,6 +26,11 @@ const char *regions_module_of(uintptr_t addr, uintptr_t *offset);
 /* [handler-safe] Whether addr is in an executable mapping of libjvm.so. */
 int regions_in_libjvm(uintptr_t addr);
 
+/* [handler-safe] The JVM's armed safepoint poll page, found by its shape in
+ * the snapshot (see docs/guard.md): 1 and its bounds, or 0 if none. */
+int regions_poll_page(uintptr_t *lo, uintptr_t *hi);
+int regions_in_poll_page(uintptr_t addr);
+
 /* [handler-safe] Bounds of a region kind from the snapshot; 0 if unknown.
  * Only the process-wide kinds: code_cache, libjvm_text, java_heap, unmapped. */
 int regions_bounds(int region, uintptr_t *lo, uintptr_t *hi);

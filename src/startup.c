@@ -3,6 +3,7 @@
 #include "guard.h"
 #include "jit_code.h"
 #include "jmethods.h"
+#include "regions.h"
 #include "startup.h"
 
 static const struct api *fail(char *err, size_t errlen, const char *what, const char *why)
@@ -20,13 +21,16 @@ const struct api *startup_attach(JavaVM *vm, const struct startup_config *c, cha
     if (!api) return fail(err, errlen, "api", why);
     if (api->kind == API_AGCT) {
         if (c->agct_depth > 0) api_agct_set_depth(c->agct_depth);
-        if (c->test_plant) api_agct_plant_bad_frames((void *)c->test_plant);
     } else if (c->test_plant) {
         return fail(err, errlen, "test_plant", "the test hook needs the agct backend");
     }
     guard_set_enabled(c->protect);
     if (c->max_records >= 0) guard_set_record_limit(c->max_records);
     if (guard_install(c->out, &why)) return fail(err, errlen, "crash protection", why);
+    uintptr_t plant = c->test_plant, hi;
+    if (plant == STARTUP_PLANT_POLL && !regions_poll_page(&plant, &hi))
+        return fail(err, errlen, "test_plant=poll", "no safepoint poll page in /proc/self/maps");
+    if (plant) api_agct_plant_bad_frames((void *)plant);
     if (c->threads && jvm_threads_attach(vm, c->threads, &why)) return fail(err, errlen, "threads", why);
     return api;
 }

@@ -21,11 +21,14 @@
 #include "api.h"
 #include "jvm_threads.h"
 
+/* test_plant: the JVM's armed safepoint poll page, found at attach */
+#define STARTUP_PLANT_POLL ((uintptr_t)-1)
+
 struct startup_config {
     enum api_kind api;
     int jit_code;          /* attach the JIT code table (needed by region nmethod_tail) */
     int agct_depth;        /* agct: frames per walk; 0 = the default */
-    uintptr_t test_plant;  /* agct test hook (api_agct_plant_bad_frames); 0 = off */
+    uintptr_t test_plant;  /* agct test hook (api_agct_plant_bad_frames); 0 = off, STARTUP_PLANT_POLL */
     int protect;           /* crash protection on */
     long max_records;      /* crash records written at most; < 0 = the guard's default */
     const char *out;       /* directory for crash records */

@@ -30,6 +30,18 @@ for how in primary chained; do
   [ -f "$inf" ] && head -c 8 "$inf" | grep -q ASGFINF1; ok $? "$how, protect=0: the crashing thread's in-flight case is on disk ($(basename "$inf"))"
 done
 
+# A sampled thread is _thread_in_Java: HotSpot's own handler takes any fault
+# on the armed poll page for a safepoint poll in compiled code and aborts on a
+# guarantee. The guard must keep such a fault (seen with mutate=near on 17).
+out="$d/poll"
+stress/run --scenario spin --time 3s --out "$out" --jvm-flags "-Xlog:os=info:file=$d/poll-os.log" \
+  --agent "api=agct,test_plant=poll,stats=0" > "$out.v" 2>&1
+[ $? -eq 1 ]; ok $? "a guarded write to the armed safepoint poll page is caught, verdict 'faults' ($(cat "$out.v"))"
+page=$(sed -n 's/.*bad (protected) page:0x0*\([0-9a-f]*\),.*/\1/p' "$d/poll-os.log" 2>/dev/null)
+rec=$(ls "$out"/record-*.txt 2>/dev/null | head -1)
+[ -n "$page" ] && grep -q "^si_addr: 0x0*${page%???}" "$rec" 2>/dev/null
+ok $? "the record's si_addr lies in the page the JVM logged as its armed poll page (0x$page)"
+
 out="$d/random"
 stress/run --scenario spin,recursion,inline,deopt --time "${MUTATE_SECONDS:-20}s" --out "$out" \
   --agent "api=agct,mutate=random,protect=1,stats=0" > "$out.v" 2>&1; rc=$?
