@@ -100,8 +100,15 @@ done
 # whose walks name a bci past a method's end, or a method that does not
 # exist, in 1 of 10 walks is caught every time, in one bucket per shape.
 out="$d/check-real"
-stress/run --scenario spin,inline,deopt --time "${secs}s" --out "$out" --agent "oracle=1,interval=1ms,stats=0" > "$out.verdict" 2>&1
-ok $? "oracle=1 with the sampler at 1 ms runs clean ($(cat "$out.verdict"))"
+stress/run --scenario spin,inline,deopt --time "${secs}s" --out "$out" --agent "oracle=1,interval=1ms,stats=0" > "$out.verdict" 2>&1; rc=$?
+# The held comparison may catch the VM's documented early end of a walk at
+# DeoptKernel.hot (docs/oracle-findings.md, about 1 run in 4 here): that
+# record is allowed, any other record or any fault is not.
+other=$(grep -L -e '^mismatch: dropped' "$out"/record-*.txt 2>/dev/null | wc -l)
+early=$(grep -l '^method: Lasgstfuzz/stress/DeoptKernel;\.hot(' "$out"/record-*.txt 2>/dev/null | wc -l)
+n=$(ls "$out"/record-*.txt 2>/dev/null | wc -l)
+[ $rc -eq 0 ] || { [ $rc -eq 1 ] && [ "$(json_field "$out/summary.json" faults)" -eq 0 ] && [ "$other" -eq 0 ] && [ "$early" -eq "$n" ]; }
+ok $? "oracle=1 with the sampler at 1 ms runs without a fault, its only records the early end at DeoptKernel.hot ($n records, $early of them that one; $(cat "$out.verdict"))"
 grep 'consistency' "$out/log" | sed 's/^/# /'
 w=$(field "$out/oracle.json" 'consistency["walks"]')
 bad=$(field "$out/oracle.json" 'consistency["bad-method"] + consistency["bad-bci"] + consistency["bad-type"]')
