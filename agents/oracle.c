@@ -74,7 +74,6 @@ static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, ed
 static struct { int tid; jmethodID method; } oldest[THREADS_MAX];
 static long long started_ns, stopped_ns;
 static agct_fn walker;
-static int oracle_signal;
 static char example[600];
 
 /* The one walk request in flight: the oracle thread fills it, the held
@@ -402,7 +401,7 @@ static int signal_walk(const struct thread_info *t, ASGCT_CallFrame *ag)
     req.depth = ORACLE_DEPTH;
     atomic_store(&req.done, 0);
     atomic_store(&req.tid, t->tid);
-    if (syscall(SYS_tgkill, getpid(), t->tid, oracle_signal) == 0) answered = wait_answer() == 0;
+    if (syscall(SYS_tgkill, getpid(), t->tid, oracle_walk_signal()) == 0) answered = wait_answer() == 0;
     int armed = t->tid;
     if (!answered && !atomic_compare_exchange_strong(&req.tid, &armed, 0)) {
         /* The handler claimed the request and is walking: it must not
@@ -563,16 +562,9 @@ int oracle_walk_signal(void) { return SIGRTMIN + 4; }
 int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char **why)
 {
     if (!(walker = agct_resolve())) return *why = "AsyncGetCallTrace not found in this VM", -1;
-    oracle_signal = oracle_walk_signal();
     /* SIGPROF waits while the walk runs: the sampler's handler (with its
      * crash protection) never nests inside this one. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_walk_signal;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    sigaddset(&sa.sa_mask, SIGPROF);
-    if (sigaction(oracle_signal, &sa, NULL)) return *why = "cannot install the walk signal handler", -1;
+    if (sigsafe_install(oracle_walk_signal(), on_walk_signal, SIGPROF)) return *why = "cannot install the walk signal handler", -1;
     atomic_store(&running, 1);
     if (jvm_agent_thread_start(env, jni, "asgf-oracle", oracle_loop, NULL)) return *why = "cannot start its thread", -1;
     return 0;

@@ -125,13 +125,7 @@ int sample_handler_install(int signo)
      * inside this handler (inside the VM's walker, or on a forged stack
      * copy) is no point of the workload's own code, and its frames would be
      * the framework's doing. */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sample;
-    sa.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (agent_cfg.oracle) sigaddset(&sa.sa_mask, oracle_walk_signal());
-    return sigaction(signo, &sa, NULL);
+    return sigsafe_install(signo, on_sample, agent_cfg.oracle ? oracle_walk_signal() : 0);
 }
 
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)

@@ -87,12 +87,13 @@ long long sigsafe_now_ns(void)
     return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *))
+int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *), int block)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = fn;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
+    if (block) sigaddset(&sa.sa_mask, block);
     return sigaction(signo, &sa, NULL);
 }

@@ -33,9 +33,9 @@ int sigsafe_read(uintptr_t addr, void *out, size_t n);
 /* CLOCK_MONOTONIC in nanoseconds. */
 long long sigsafe_now_ns(void);
 
-/* Not handler-safe: installs fn for signo with SA_SIGINFO|SA_RESTART and an
- * empty mask. 0 or -1. */
+/* Not handler-safe: installs fn for signo with SA_SIGINFO|SA_RESTART; while
+ * fn runs only `block` (0: none) is blocked besides signo. 0 or -1. */
 #include <signal.h>
-int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *));
+int sigsafe_install(int signo, void (*fn)(int, siginfo_t *, void *), int block);
 
 #endif

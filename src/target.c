@@ -114,7 +114,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 int target_install(int signo, long long spin)
 {
-    if (sigsafe_install(signo, on_signal)) return -1;
+    if (sigsafe_install(signo, on_signal, 0)) return -1;
     spin_ns = spin;
     signo_used = signo;
     return 0;
