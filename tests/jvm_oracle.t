@@ -48,8 +48,10 @@ out="$d/liar-graph"
 liar_graph drop "$out"
 got=$(field "$out/oracle.json" "mismatches['no-call-edge']")
 # A frame dropped between two frames of one method (recursion) leaves a valid
-# call graph: most lies, not all, break an edge.
-[ "${lies:-0}" -ge 2 ] && [ "$got" -le "$lies" ] && [ $(( got * 2 )) -ge "$lies" ]
+# call graph: most lies, not all, break an edge. The VM's own walks of running
+# threads now and then carry a wrong edge themselves (docs/oracle-findings.md,
+# finding 3; a clean-clone run here had 60 for 59 lies): up to 2 such are allowed.
+[ "${lies:-0}" -ge 2 ] && [ "$got" -le $((lies + 2)) ] && [ $(( got * 2 )) -ge "$lies" ]
 ok $? "oracle_graph: dropped frames break call edges ($got no-call-edge mismatches for $lies lies)"
 
 # 2b. A walk cut short (its oldest frame removed) keeps every call edge: the
@@ -62,10 +64,12 @@ checked=$(field "$out/oracle.json" oldest_checked)
 rec=$(grep -l '^mismatch: wrong-oldest$' "$out"/record-*.txt 2>/dev/null | head -1)
 # A lie may land on one of the sampler's own walks (interval=10s: a few), and
 # 17.0.21's own AGCT now and then ends a walk early by itself (README, the
-# oldest-frame check): so about as many, not exactly as many, as the cuts.
+# oldest-frame check): so about as many, not exactly as many, as the cuts. A
+# cut keeps every edge, so a mismatch of another kind is the VM's own wrong
+# edge (finding 3, as in 2a): up to 2 are allowed.
 walks=$(json_field "$out/summary.json" walks)
 [ "${lies:-0}" -ge 2 ] && [ "$got" -ge 1 ] && [ $((got + walks)) -ge "$lies" ] && [ $((got * 2)) -le $((lies * 3)) ] &&
-  [ "$other" -eq 0 ] && grep -q '^repro: stress/run --scenario [a-z]* .*oracle_graph=1' "$rec"
+  [ "$other" -le 2 ] && grep -q '^repro: stress/run --scenario [a-z]* .*oracle_graph=1' "$rec"
 ok $? "oracle_graph: walks cut short are wrong-oldest mismatches ($got for $lies cuts, $walks sampler walks, $checked oldest frames checked, $other of other kinds)"
 
 # 2. The lying stand-in, once per kind of lie.
