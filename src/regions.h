@@ -27,7 +27,7 @@ const char *regions_module_of(uintptr_t addr, uintptr_t *offset);
 int regions_in_libjvm(uintptr_t addr);
 
 /* [handler-safe] The JVM's armed safepoint poll page, found by its shape in
- * the snapshot (see docs/guard.md): 1 and its bounds, or 0 if none. */
+ * the snapshot (README, "Crash protection"): 1 and its bounds, or 0 if none. */
 int regions_poll_page(uintptr_t *lo, uintptr_t *hi);
 int regions_in_poll_page(uintptr_t addr);
 
