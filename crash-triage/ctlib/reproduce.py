@@ -207,9 +207,14 @@ class Runner:
 
     def __init__(self, via, rules, sym, java_home=None, protect=1, scenario=None,
                  duration='10s', walks=1, api='agct', test_plant=None, agent_extra=None,
-                 env=None, keep=None, timeout=None, seed_base=1):
+                 env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None):
         if via not in ('replay', 'stress'):
             raise InputError('--via wants replay or stress, got %r' % via)
+        if jvm_flags and via != 'stress':
+            # the replay tool starts its JVM with fixed options; a case found
+            # under -Xint or another GC must run under the same flags
+            raise InputError('--jvm-flags needs --via stress')
+        self.jvm_flags = jvm_flags
         self.via = via
         self.rules = rules
         self.sym = sym
@@ -245,9 +250,11 @@ class Runner:
                 ', scenario %s' % self.scenario if self.scenario else '',
                 ', JDK %s' % self.java_home if self.java_home else '',
                 ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
-        return ('stress (stress/run --scenario %s --time %s, agent mutate=corpus:<the case>): '
+        return ('stress (stress/run --scenario %s --time %s%s, agent mutate=corpus:<the case>): '
                 'one run per attempt, protection %s%s%s' % (
-                    self.scenario, self.duration, 'on' if self.protect else 'off',
+                    self.scenario, self.duration,
+                    " --jvm-flags '%s'" % self.jvm_flags if self.jvm_flags else '',
+                    'on' if self.protect else 'off',
                     ', JDK %s' % self.java_home if self.java_home else '',
                     ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
 
@@ -355,6 +362,8 @@ class Runner:
                 '--agent', ','.join(opts), '--out', out]
         if self.java_home:
             argv += ['--java-home', self.java_home]
+        if self.jvm_flags:
+            argv += ['--jvm-flags', self.jvm_flags]
         a = Attempt(index)
         timeout = self.timeout or int(self.seconds * 1.25) + 90
         p = _run(a, argv, self._env(), timeout, 'stress/run did not return within %ds')
