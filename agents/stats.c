@@ -8,6 +8,7 @@
 #include "queue_agct.h"
 #include "sigsafe.h"
 #include "jit_code.h"
+#include "vm_structs.h"
 #include "stack_image.h"
 #include "record.h"
 #include "stats.h"
@@ -131,6 +132,9 @@ void stats_summary(FILE *f, double t)
         fprintf(f, "asgf: forged stacks: %llu walks on a forged copy, %llu words forged, %llu cases not forged "
                    "(not the thread's own context); %lu VM stubs known\n",
                 stats.forged_walks, stats.forged_words, stats.forged_foreign, jit_code_blob_count());
+    uintptr_t csr = vm_structs_call_stub_return();
+    fprintf(f, "asgf: call stub return pc %#lx (gHotSpotVMStructs), inside a reported VM stub: %s\n",
+            (unsigned long)csr, !csr ? "unknown" : jit_code_in_blob(csr) ? "yes" : "no");
     if (stats.queue_handled)
         fprintf(f, "asgf: queue handlers ran %llu times, mean frames %.1f\n", stats.queue_handled,
                 (double)stats.queue_frames / (double)stats.queue_handled);

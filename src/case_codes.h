@@ -101,7 +101,9 @@ CASE_KIND(2, region, MUT_REGION)
  * reported (interpreter, deopt and uncommon-trap blobs, adapters, vtable
  * and itable stubs), else the code cache; deopt_handler: exactly the deopt
  * handler of a known compiled method, where frame construction reads the
- * original pc through sp without a check. */
+ * original pc through sp without a check; call_stub_ret: exactly the pc
+ * a Java call returns to in the call stub, which makes its frame an entry
+ * frame whose JavaCallWrapper pointer the walker reads from the stack. */
 #ifndef CASE_REGION
 #define CASE_REGION(code, name, id)
 #endif
@@ -120,6 +122,7 @@ CASE_REGION(11, image, REGION_IMAGE)
 CASE_REGION(12, nmethod_entry, REGION_NMETHOD_ENTRY)
 CASE_REGION(13, code_blob, REGION_CODE_BLOB)
 CASE_REGION(14, deopt_handler, REGION_DEOPT_HANDLER)
+CASE_REGION(15, call_stub_ret, REGION_CALL_STUB_RET)
 
 /* CASE_REG_<ARCH>(code, name, alias, slot): logical registers. 0 pc, 1 sp,
  * 2 fp on every architecture; name is what the text form prints, alias

@@ -90,13 +90,14 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
         REGION_CODE_BLOB, REGION_CODE_BLOB, REGION_NMETHOD_ENTRY, REGION_NMETHOD_TAIL, REGION_CODE_CACHE,
         REGION_LIBJVM_TEXT, REGION_OTHER_STACK, REGION_IMAGE, REGION_IMAGE, REGION_GUARD_PAGE,
         REGION_JAVA_HEAP, REGION_UNMAPPED, REGION_NULL_PAGE, REGION_MISALIGNED, REGION_DEOPT_HANDLER,
+        REGION_CALL_STUB_RET,
     };
-    unsigned pick = (unsigned)(r % 20);
+    unsigned pick = (unsigned)(r % 21);
     for (int w = 0; w < s->nwords; w++) {
         uint64_t v = casegen_next(st);
         if (pick < sizeof regions) {
             s->kind = MUT_REGION, s->region = regions[pick], s->words[w] = (int64_t)v;
-        } else if (pick < 18) {
+        } else if (pick < 19) {
             /* valid-looking but wrong: a Method*, bcp or sender sp a little off */
             s->kind = MUT_DELTA, s->region = 0;
             int64_t d = (int64_t)(v % 64) * ((v >> 8) % 4 ? 8 : 1);
@@ -107,11 +108,31 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
     }
 }
 
+/* A forged entry frame, two records: a return address (found by value, or
+ * above a saved fp) becomes the call stub's, and the saved fp below it
+ * points into the copy. The walker takes the sender for an entry frame and
+ * reads the word below that fp as its JavaCallWrapper*; some paths check
+ * only that the slot, not the pointer in it, lies on the stack. */
+static void forge_entry_frame(uint64_t *st, struct case_stack_patch *ret, struct case_stack_patch *fp)
+{
+    uint64_t r = casegen_next(st);
+    int by_fp = r % 3 == 0;
+    uint8_t anchor = by_fp ? (uint8_t)(STK_FP + (r >> 2) % 3) : (uint8_t)(STK_RET1 + (r >> 2) % 4);
+    *ret = (struct case_stack_patch){anchor, MUT_REGION, REGION_CALL_STUB_RET, 1, by_fp ? 8 : 0, {0}};
+    *fp = (struct case_stack_patch){anchor, MUT_REGION, REGION_IMAGE, 1, by_fp ? 0 : -8, {(int64_t)casegen_next(st)}};
+}
+
 static void forge(uint64_t *st, struct case_prog *p)
 {
     if (casegen_next(st) % 4 == 0) near(st, p);
     p->nstk = 1 + (int)(casegen_next(st) % 3);
-    for (int i = 0; i < p->nstk; i++) {
+    int first = 0;
+    if (casegen_next(st) % 4 == 0) {
+        forge_entry_frame(st, &p->stk[0], &p->stk[1]);
+        first = 2;
+        if (p->nstk < 2) p->nstk = 2;
+    }
+    for (int i = first; i < p->nstk; i++) {
         struct case_stack_patch *s = &p->stk[i];
         uint64_t r = casegen_next(st);
         forge_slot(r, s);

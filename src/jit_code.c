@@ -161,3 +161,13 @@ int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size)
     *start = s, *size = z;
     return 1;
 }
+
+int jit_code_in_blob(uintptr_t pc)
+{
+    unsigned long count = jit_code_blob_count();
+    for (unsigned long i = 0; i < count; i++) {
+        uintptr_t s = atomic_load(&blob_starts[i]), z = atomic_load(&blob_sizes[i]);
+        if (s && pc >= s && pc - s < z) return 1;
+    }
+    return 0;
+}

@@ -25,6 +25,9 @@ int jit_code_pick_deopt(uint64_t n, uintptr_t *pc);
 /* [handler-safe] The n-th VM stub or blob reported by DynamicCodeGenerated
  * (modulo their count): start and size. 0 if none is known. */
 int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size);
+/* [handler-safe] Whether pc lies inside a reported stub or blob (a linear
+ * scan: for stats lines and tests, not for every sample). */
+int jit_code_in_blob(uintptr_t pc);
 /* How many blobs are known (for stats lines and tests). */
 unsigned long jit_code_blob_count(void);
 

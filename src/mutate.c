@@ -2,6 +2,7 @@
 #include "arch.h"
 #include "jit_code.h"
 #include "mutate.h"
+#include "vm_structs.h"
 
 #define GUARD_SPAN (64u << 10) /* HotSpot's reserved/yellow/red zones fit well inside this */
 #define ALIGN8(x) ((x) & ~(uint64_t)7)
@@ -49,6 +50,10 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
         /* the first instructions: stack bang, frame push, not yet a frame */
         if (jit_code_pick(off >> 8, &start, &size)) return start + (off & 0x3f) % (size ? size : 1);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;
+    case REGION_CALL_STUB_RET: {
+        uintptr_t pc = vm_structs_call_stub_return();
+        return pc ? pc : mutate_region_value(REGION_CODE_BLOB, off, real, self, img);
+    }
     case REGION_CODE_BLOB:
         if (jit_code_pick_blob(off >> 16, &start, &size)) return start + (off & 0xffff) % (size ? size : 1);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;

@@ -5,6 +5,7 @@
 #include "jmethods.h"
 #include "regions.h"
 #include "startup.h"
+#include "vm_structs.h"
 
 static const struct api *fail(char *err, size_t errlen, const char *what, const char *why)
 {
@@ -17,6 +18,8 @@ const struct api *startup_attach(JavaVM *vm, const struct startup_config *c, cha
     const char *why = NULL;
     if (jmethods_attach(vm, &why)) return fail(err, errlen, "JVMTI", why);
     if (c->jit_code && jit_code_attach(vm, &why)) return fail(err, errlen, "jit code table", why);
+    /* Optional: without the table the call_stub_ret region falls back to code blobs. */
+    (void)vm_structs_attach(&why);
     const struct api *api = api_select(c->api, &why);
     if (!api) return fail(err, errlen, "api", why);
     if (api->kind == API_AGCT) {

@@ -21,6 +21,7 @@ jobs = 1
 [stress plant]
 scenario = spin
 agent = test_plant=0x10
+jvm = -XX:+UseSerialGC,-XX:-UseCompressedOops
 P
 cat >"$d/blind.preset" <<'P'
 [campaign]
@@ -49,6 +50,8 @@ ok $? "the totals line counts it for best only ($(grep '^real root' "$d/stdout")
 grep -q -- "crash-triage/repro .* --via stress --protect 0 -n 1 .*--test-plant 0x10" "$d/c/jdk1/confirm.log" &&
   ls "$d"/c/jdk1/confirm-*.json >/dev/null 2>&1
 ok $? "the confirmation replayed the candidate with protection off (confirm.log, confirm-*.json)"
+grep -q -- "crash-triage/repro .* '--jvm-flags=-XX:+UseSerialGC -XX:-UseCompressedOops'" "$d/c/jdk1/confirm.log"
+ok $? "the replay runs under the JVM flags of the job that found it"
 [ "$(grep -c '^production situation: ' "$d/stdout")" -eq 4 ]
 ok $? "the production crash situations are listed"
 python3 - "$d/c/census.json" <<'PY'; ok $? "census.json has both campaigns' walks and the row"
@@ -58,7 +61,7 @@ assert r['execs']['best'] > 0 and r['execs']['blind'] > 0, r['execs']
 assert len(r['rows']) == 1 and r['rows'][0]['confirm']['hs_err'] == 1, r['rows']
 PY
 md=$(ls "$d"/c/reproducers/*.md 2>/dev/null | head -1)
-[ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin time=10s expect=[0-9a-f]+$' &&
+[ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin jvm=-XX:\+UseSerialGC,-XX:-UseCompressedOops time=10s expect=[0-9a-f]+$' &&
   grep -q '^- reachability: ' "$md"
 ok $? "the real root cause's reproducer is written with its verify: line and report ($(head -1 "$md" 2>/dev/null))"
 # The campaigns are kept: confirming again needs no new campaign.

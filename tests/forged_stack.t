@@ -57,6 +57,19 @@ crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr3.out" 2>&1; r
 [ $rc = 2 ] && grep -q "forged.md:1: unknown word 'colour=blue'" "$d/vr3.out"
 ok $? "verify-reproducers: a malformed verify: line is named with its file and line (rc $rc)"
 
+# jvm= reaches the replayed JVM: a flag set it starts with reproduces, one it refuses runs nothing.
+mkdir -p "$d/repros-jvm" "$d/repros-jvm-bad"
+cp "$d/repros/forged.case" "$d/repros-jvm/"; cp "$d/repros/forged.case" "$d/repros-jvm-bad/"
+echo "verify: case=forged.case jdk=$major via=stress api=asgst scenario=spin jvm=-Xint,-XX:+UseSerialGC time=3s expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros-jvm/forged.md"
+sed 's/-XX:+UseSerialGC/-XX:+UseNoSuchGC/' "$d/repros-jvm/forged.md" >"$d/repros-jvm-bad/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-jvm" --jdk "$JAVA_HOME" -n 1 >"$d/vr4.out" 2>&1; rc=$?
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-jvm-bad" --jdk "$JAVA_HOME" -n 1 >"$d/vr5.out" 2>&1; rc2=$?
+[ $rc = 0 ] && [ $rc2 = 1 ] && grep -q '0/0 attempts' "$d/vr5.out"
+ok $? "verify-reproducers: jvm= flags reach the JVM: -Xint,-XX:+UseSerialGC reproduces (rc $rc), -XX:+UseNoSuchGC runs nothing (rc $rc2)"
+crash-triage/repro "$d/repros/forged.case" --via replay --jvm-flags=-Xint -n 1 >"$d/repro-jvm.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- '--jvm-flags needs --via stress' "$d/repro-jvm.out"
+ok $? "crash-triage/repro: --jvm-flags with --via replay is refused (rc $rc)"
+
 LD_PRELOAD=$lib ASGF_API=asgst fuzz/replay -n 5 --record-dir "$d/rec2" tests/cases/forged-return-control.txt \
   >"$d/control.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'faults: 0/5 runs' "$d/control.out"
@@ -71,4 +84,7 @@ ok $? "stock walker on forged stacks: the VM survives (rc $rc: $(tail -1 "$d/liv
 blobs=$(sed -n 's/.*; \([0-9]*\) VM stubs known$/\1/p' "$d/live/log" | tail -1)
 [ "${blobs:-0}" -gt 10 ]
 ok $? "DynamicCodeGenerated reported the VM's stubs and blobs for region code_blob (${blobs:-0})"
+csr=$(grep '^asgf: call stub return pc ' "$d/live/log" | tail -1)
+printf '%s\n' "$csr" | grep -Eq 'pc 0x[0-9a-f]+ \(gHotSpotVMStructs\), inside a reported VM stub: yes$'
+ok $? "region call_stub_ret: the VM's table gives the call stub's return pc, inside a stub the VM reported ($csr)"
 tap_done
