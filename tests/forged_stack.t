@@ -39,6 +39,12 @@ rc=$?; walks=$(sed -n 's/^repro: \([0-9]*\) walks, \([0-9]*\) on a forged stack.
 [ $rc = 0 ] && [ "${walks:-0}" -gt 0 ]
 ok $? "crash-triage/standalone: agent and workload build with -Werror and walk forged stacks (rc $rc, ${walks:-0} forged walks)"
 
+# A case found under other JVM flags: run.sh starts the VM with them; anything but flag characters is refused.
+crash-triage/standalone "$(dirname "$small")" -o "$d/standalone-xint" --jvm-flags=-Xint >/dev/null 2>&1; rc=$?
+crash-triage/standalone "$(dirname "$small")" -o "$d/standalone-bad" '--jvm-flags=-Xint;touch x' >/dev/null 2>"$d/sa-bad.err"; rc2=$?
+[ $rc = 0 ] && grep -q 'bin/java" -Xint -agentpath:' "$d/standalone-xint/run.sh" && [ $rc2 = 2 ] && [ ! -e "$d/standalone-bad/run.sh" ]
+ok $? "crash-triage/standalone --jvm-flags: run.sh starts the VM with -Xint (rc $rc); shell characters are refused (rc $rc2)"
+
 # verify-reproducers on a directory of one reproducer, and of one that cannot reproduce.
 major=$("$JAVA" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
 mkdir -p "$d/repros" "$d/repros-bad"
