@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import tempfile
@@ -188,6 +189,35 @@ def seconds_of(spec):
     if not m:
         raise InputError('--time wants a duration such as 10s or 2m, got %r' % spec)
     return float(m.group(1)) * {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, None: 1}[m.group(2)]
+
+
+def finding_command(member_path):
+    """The command of the run that made a report: the attempt's cmd file beside it or one level
+    up (ci/job writes one per attempt), or None."""
+    d = os.path.dirname(member_path or '')
+    for cmd in (os.path.join(d, 'cmd'), os.path.join(os.path.dirname(d), 'cmd')):
+        try:
+            with open(cmd, encoding='utf-8', errors='replace') as f:
+                return f.read().strip()
+        except OSError:
+            continue
+    return None
+
+
+def stress_settings(cmd):
+    """(scenario, JVM flags) of a stress/run command line (its last line), each None when
+    absent; (None, None) for anything else. A replay needs both: forged words found under
+    -Xint mean nothing to compiled frames."""
+    try:
+        words = shlex.split(cmd.splitlines()[-1]) if cmd else []
+    except ValueError:
+        return None, None
+    if not words or not words[0].endswith('stress/run'):
+        return None, None
+
+    def value(opt):
+        return words[words.index(opt) + 1] if opt in words[:-1] else None
+    return value('--scenario'), value('--jvm-flags')
 
 
 def replay_binary():
