@@ -66,6 +66,8 @@ static const struct env_def env_defs[] = {
     {"ASGF_PROTECT", ENV_BOOL, CFG(protect), 0, 0},
     {"ASGF_CASE_TIMEOUT_MS", ENV_LONG, CFG(case_timeout_ms), 1, 60000},
     {"ASGF_SPIN_US", ENV_LONG, CFG(spin_us), 0, 1000},
+    {"ASGF_BATCH", ENV_LONG, CFG(batch), 1, 4096},
+    {"ASGF_HOLD_US", ENV_LONG, CFG(hold_us), 1, 100000},
     {"ASGF_PIN", ENV_BOOL, CFG(pin), 0, 0},
     {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
     {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
@@ -126,7 +128,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = 50, .warmup_ms = 300,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = 50, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT,
     };
@@ -415,6 +417,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (h.api->kind == API_AGCT && queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
         return errorf(err, errlen, "agct queue: %s", why);
     if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
+    target_set_batch((int)h.cfg.batch, h.cfg.hold_us * 1000LL);
 
     if (start_workload(env, err, errlen)) return -1;
     /* Registered after the workers (so it is never a worker): gives
@@ -450,6 +453,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     if (h.cfg.mode_override >= 0) r->prog.mode = (uint8_t)h.cfg.mode_override;
     h.runs++;
     if (sigsafe_now_ns() > h.next_refresh) {
+        target_release(); /* the refresh may need the held worker at a safepoint */
         JNIEnv *env = env_of_this_thread();
         if (env) jvm_regions_refresh(env);
         h.next_refresh = sigsafe_now_ns() + REFRESH_NS;
@@ -534,4 +538,9 @@ void harness_stats(int fd)
             (unsigned long long)g.caught, (unsigned long long)g.duplicates, (unsigned long long)g.passed_on,
             (unsigned long long)g.claimed_by_jvm, (unsigned long long)g.nested, (unsigned long long)g.records_failed,
             t.timeouts, t.held_too_long, t.late_signals);
+    /* How far batching went, and whether walks still start in Java code. */
+    dprintf(fd, "asgf: target: %llu cases on %llu signals (%.1f a signal, batch %ld, hold %ld us); "
+                "from Java code %llu (%.1f %%)\n",
+            t.ran, t.signals, t.signals ? (double)t.ran / (double)t.signals : 0.0, h.cfg.batch, h.cfg.hold_us,
+            t.from_java, t.ran ? 100.0 * (double)t.from_java / (double)t.ran : 0.0);
 }

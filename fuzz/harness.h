@@ -22,7 +22,10 @@
  *
  * Per case (harness_run): strict validation (an invalid file is rejected
  * and never run), total decode, worker = prog.worker % workers, then
- * target_run in the case's mode. MODE_QUEUE runs like MODE_SIGNAL; the
+ * target_run in the case's mode. Cases come in held batches (src/target.h):
+ * a signalled worker stays in its handler for up to ASGF_BATCH cases or
+ * ASGF_HOLD_US, so most cases cost no signal; each still starts from the
+ * worker's live interrupted context. MODE_QUEUE runs like MODE_SIGNAL; the
  * enqueue entry puts an element into the worker's queue (its walk happens
  * later on the backend's processing thread and is counted, not credited).
  *
@@ -50,6 +53,8 @@ struct harness_config {
     int protect;              /* ASGF_PROTECT: crash protection (1) */
     long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
     long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (50; 0 sleeps at once) */
+    long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */
+    long hold_us;             /* ASGF_HOLD_US: longest a worker is held for one batch (200) */
     int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */
     long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */
     uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */

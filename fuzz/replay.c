@@ -226,6 +226,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (!getenv("ASGF_WARMUP_MS")) c.warmup_ms = 1000; /* closer to a fuzzer's long-running, compiled JVM */
+    /* Each attempt at a crash wants a fresh interrupt point of the worker:
+     * in a held batch, all of them would start from the same one. */
+    if (!getenv("ASGF_BATCH")) c.batch = 1;
     c.keep_going = 1;
     c.mode_override = mode;
     if (harness_start(&c, err, sizeof err)) {

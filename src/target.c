@@ -8,32 +8,62 @@
 #include <time.h>
 #include <unistd.h>
 #include "arch.h"
+#include "case_codes.h"
 #include "guard.h"
+#include "regions.h"
 #include "target.h"
 #include "sigsafe.h"
 
-/* Request state word: generation << 3 | phase. The generation stops a late
- * handler (signal delivered after the caller gave up) from touching the
- * next request. */
-enum phase { IDLE, SENT, PUBLISHED, RELEASED, DONE };
+/*
+ * The request word: generation << 3 | phase. Every transition is a
+ * compare-and-swap of the whole word, so a side that gave up (a timeout, a
+ * target that left its handler) can never be overtaken by the other: the
+ * loser sees its swap fail. Generations only grow, so a late handler or a
+ * stale hold never mistakes another request's word for its own.
+ *
+ *   SENT     caller -> handler: run req (signal mode) or publish the context
+ *   DONE     handler -> caller: ran it (or the batch's last one) and left
+ *   HELD     handler -> caller: context published, waiting in the handler
+ *   NEXT     caller -> held handler: run req (a new generation)
+ *   BUSY     caller: walking the held context (thread mode)
+ *   RELEASED caller -> held handler: leave
+ *   IDLE     either side gave up, or nothing is going on
+ */
+enum phase { IDLE, SENT, HELD, NEXT, BUSY, RELEASED, DONE };
 
 struct request {
     _Atomic unsigned long long word;
+    int tid;              /* the target: a late signal to another thread leaves req alone */
     int mode;
     const struct exec_ctx *cx;
     const struct case_prog *prog;
     struct exec_outcome *out;
-    const ucontext_t *uc;              /* MODE_THREAD: the target's published context */
+    long long hold_ns;    /* longest wait for a thread-mode walk */
+    long long batch_ns;   /* how long a handler holds for a batch, from its start (0: no batch) */
+    /* Published by the handler with HELD or DONE, valid while it holds. */
+    const ucontext_t *uc;
     const struct thread_info *self;
-    long long hold_ns;
+    int from_java;
 };
 
 static struct request req;
+static _Atomic int holding; /* a handler is inside its hold loop */
 static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
-static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late;
+static int batch_max = 1;
+static long long batch_hold_ns;
+static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late, n_signals, n_java;
+
+/* The caller's view of the batch it holds open (under one_at_a_time). */
+static struct {
+    int tid;            /* 0: none */
+    unsigned long long gen;
+    int count;
+    long long until;    /* post no more cases after this */
+} batch;
 
 static unsigned long long word(unsigned long long gen, enum phase p) { return gen << 3 | p; }
+static int cas(unsigned long long from, unsigned long long to) { return atomic_compare_exchange_strong(&req.word, &from, to); }
 
 /* The caller spins for up to spin_ns, then sleeps on wake_word, which the
  * target bumps (and wakes only if the caller sleeps) whenever it moves the
@@ -74,42 +104,84 @@ static int wait_change(unsigned long long w, long long deadline)
     }
 }
 
-/* [handler-safe] Target side (mode thread): spins while the word equals w. */
-static int hold_while(unsigned long long w, long long deadline)
+/* [handler-safe] Whether the interrupted pc lies in the code cache: the
+ * walk starts in the target's Java code (compiled, interpreted or a stub)
+ * rather than in the VM or libc. */
+static int in_code_cache(const ucontext_t *uc)
 {
-    while (atomic_load(&req.word) == w)
-        if (sigsafe_now_ns() > deadline) return 0;
-    return 1;
+    uintptr_t lo, hi, pc = (uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC);
+    return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && pc >= lo && pc < hi;
+}
+
+/* [handler-safe] The held target's side: stays in the handler, running
+ * the caller's signal-mode cases on its context and waiting while the
+ * caller walks it, until released, replaced, idle past leave_at, or a
+ * thread-mode walk outlasts hard (then the caller's walk races our return,
+ * as an unbatched hold that times out always did; counted). A thread-mode
+ * request's own walk is waited for up to hard: leave_at counts only once
+ * the caller has had our context. Leaving idle says DONE: the last case
+ * ran, so a caller that looks late (its wake-up outlasted the hold) does
+ * not take the case for lost. */
+static void hold(unsigned long long gen, const ucontext_t *uc, const struct thread_info *self, long long leave_at,
+                 long long hard, int walk_pending)
+{
+    for (;;) {
+        unsigned long long w = atomic_load(&req.word);
+        if (w == word(gen, HELD)) {
+            long long now = sigsafe_now_ns();
+            int over = (now > leave_at && !walk_pending) || now > hard || guard_vm_dying();
+            if (over && cas(w, word(gen, walk_pending ? IDLE : DONE))) break;
+        } else if (w == word(gen + 1, NEXT)) {
+            gen++;
+            exec_case(req.cx, req.prog, uc, self, req.out);
+            if (!cas(w, word(gen, HELD))) break; /* the caller gave up on it */
+            wake_caller();
+            continue;
+        } else if (w == word(gen, BUSY)) {
+            walk_pending = 0;
+            if (sigsafe_now_ns() > hard) {
+                atomic_fetch_add(&n_held_too_long, 1);
+                break;
+            }
+        } else {
+            break; /* released, or the caller moved on */
+        }
+        arch_cpu_relax();
+    }
+    atomic_store(&holding, 0);
 }
 
 /* [handler-safe] */
-static void on_signal(int sig, siginfo_t *si, void *uc)
+static void on_signal(int sig, siginfo_t *si, void *ucv)
 {
     (void)sig, (void)si;
+    const ucontext_t *uc = ucv;
     unsigned long long w = atomic_load(&req.word);
-    if ((w & 7) != SENT || guard_vm_dying()) {
+    if ((w & 7) != SENT || req.tid != threads_gettid() || guard_vm_dying()) {
         atomic_fetch_add(&n_late, 1);
         return;
     }
     unsigned long long gen = w >> 3;
+    /* The hold counts from here: a signal delivered late still gets its batch. */
+    long long now = sigsafe_now_ns(), leave_at = req.batch_ns ? now + req.batch_ns : 0, hard = now + req.hold_ns;
     const struct thread_info *self = threads_find(threads_gettid());
+    req.uc = uc, req.self = self, req.from_java = in_code_cache(uc);
     if (req.mode != MODE_THREAD) {
         exec_case(req.cx, req.prog, uc, self, req.out);
-        atomic_compare_exchange_strong(&req.word, &w, word(gen, DONE));
-        wake_caller();
+        if (!leave_at) {
+            if (cas(w, word(gen, DONE))) wake_caller();
+            return;
+        }
+    } else if (!leave_at) {
+        leave_at = hard; /* unbatched thread mode: held until released */
+    }
+    atomic_store(&holding, 1);
+    if (!cas(w, word(gen, HELD))) {
+        atomic_store(&holding, 0);
         return;
     }
-    req.uc = uc, req.self = self;
-    unsigned long long pub = word(gen, PUBLISHED);
-    if (!atomic_compare_exchange_strong(&req.word, &w, pub)) return;
     wake_caller();
-    /* Hold this thread here while the caller walks our context. Busy-wait:
-     * the caller's walk is short and sleeping would be a syscall per spin. */
-    if (!hold_while(pub, sigsafe_now_ns() + req.hold_ns)) {
-        atomic_fetch_add(&n_held_too_long, 1);
-        /* Give up the hold; the caller must not use our context any more. */
-        atomic_compare_exchange_strong(&req.word, &pub, word(gen, IDLE));
-    }
+    hold(gen, uc, self, leave_at, hard, req.mode == MODE_THREAD);
 }
 
 int target_install(int signo, long long spin)
@@ -120,41 +192,147 @@ int target_install(int signo, long long spin)
     return 0;
 }
 
+void target_set_batch(int max_inputs, long long hold_ns)
+{
+    batch_max = max_inputs < 1 ? 1 : max_inputs;
+    batch_hold_ns = hold_ns < 0 ? 0 : hold_ns;
+}
+
+/* Caller, with the target held: walks its published context (BUSY keeps
+ * the target from leaving meanwhile). Then the target is released unless
+ * the batch goes on. */
+static int walk_held(unsigned long long gen, const struct exec_ctx *cx, const struct case_prog *p,
+                     struct exec_outcome *out, int keep)
+{
+    if (!cas(word(gen, HELD), word(gen, BUSY))) return 0;
+    exec_case(cx, p, req.uc, req.self, out);
+    if (!cas(word(gen, BUSY), word(gen, keep ? HELD : RELEASED))) atomic_fetch_add(&n_held_too_long, 1);
+    return 1;
+}
+
+/* Waits, bounded, until no handler holds: the next signal must find the
+ * target back in its own code. */
+static void wait_left(void)
+{
+    long long deadline = sigsafe_now_ns() + 20000000LL;
+    while (atomic_load(&holding) && sigsafe_now_ns() < deadline) arch_cpu_relax();
+}
+
+static void end_batch(void)
+{
+    if (!batch.tid) return;
+    cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    batch.tid = 0;
+    wait_left();
+}
+
+/* The next case of the open batch; TARGET_NO_SIGNAL when the batch is over
+ * (the caller then sends a signal). */
+static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_prog *p, struct exec_outcome *out,
+                        long long timeout_ns)
+{
+    long long now = sigsafe_now_ns();
+    if (batch.count >= batch_max || now >= batch.until) {
+        end_batch();
+        return TARGET_NO_SIGNAL;
+    }
+    if (mode == MODE_THREAD) {
+        if (!walk_held(batch.gen, cx, p, out, 1)) {
+            batch.tid = 0, wait_left();
+            return TARGET_NO_SIGNAL;
+        }
+        batch.count++;
+        return TARGET_RAN;
+    }
+    req.mode = mode, req.cx = cx, req.prog = p, req.out = out;
+    unsigned long long next = word(batch.gen + 1, NEXT);
+    if (!cas(word(batch.gen, HELD), next)) { /* it left: idle too long */
+        batch.tid = 0, wait_left();
+        return TARGET_NO_SIGNAL;
+    }
+    batch.gen++, batch.count++;
+    if (wait_change(next, now + timeout_ns)) {
+        unsigned long long w = atomic_load(&req.word);
+        if (w == word(batch.gen, HELD)) return TARGET_RAN;
+        if (w == word(batch.gen, DONE)) { /* ran, then left idle before we looked */
+            batch.tid = 0, wait_left();
+            return TARGET_RAN;
+        }
+    }
+    /* Timed out: if the case ended meanwhile, release the target anyway. */
+    if (!cas(next, word(batch.gen, IDLE))) cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    batch.tid = 0;
+    return TARGET_TIMEOUT;
+}
+
+/* A new signal to tid; opens a batch when batching is on. */
+static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
+                         struct exec_outcome *out, long long timeout_ns)
+{
+    int batching = batch_max > 1 && tid != threads_gettid();
+    unsigned long long gen = (atomic_load(&req.word) >> 3) + 1;
+    long long now = sigsafe_now_ns();
+    req.tid = tid, req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
+    req.batch_ns = batching ? batch_hold_ns : 0;
+    unsigned long long sent = word(gen, SENT);
+    atomic_store(&req.word, sent);
+    atomic_fetch_add(&n_signals, 1);
+    if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
+        atomic_store(&req.word, word(gen, IDLE));
+        return TARGET_NO_SIGNAL;
+    }
+    int rc = TARGET_TIMEOUT;
+    if (wait_change(sent, now + timeout_ns)) {
+        unsigned long long w = atomic_load(&req.word);
+        if (w == word(gen, DONE)) {
+            rc = TARGET_RAN;
+        } else if (w == word(gen, HELD)) {
+            rc = TARGET_RAN;
+            if (mode == MODE_THREAD && !walk_held(gen, cx, p, out, batching)) rc = TARGET_TIMEOUT;
+            if (batching && rc == TARGET_RAN) {
+                batch.tid = tid, batch.gen = gen, batch.count = 1;
+                /* Stop posting a little before the target would leave by itself. */
+                batch.until = sigsafe_now_ns() + batch_hold_ns - batch_hold_ns / 8;
+                return rc;
+            }
+            if (mode != MODE_THREAD) cas(word(gen, HELD), word(gen, RELEASED));
+            wait_left();
+        }
+    }
+    /* A handler that has not started yet finds IDLE and leaves it alone. */
+    unsigned long long w = atomic_load(&req.word);
+    if ((w >> 3) == gen && (w & 7) != HELD && (w & 7) != BUSY) atomic_store(&req.word, word(gen, IDLE));
+    return rc;
+}
+
 int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
                struct exec_outcome *out, long long timeout_ns)
 {
     pthread_mutex_lock(&one_at_a_time);
     atomic_fetch_add(&n_requests, 1);
-    unsigned long long gen = (atomic_load(&req.word) >> 3) + 1;
-    req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
-    unsigned long long sent = word(gen, SENT);
-    atomic_store(&req.word, sent);
-    int rc = TARGET_TIMEOUT;
-    long long deadline = sigsafe_now_ns() + timeout_ns;
-    if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
-        rc = TARGET_NO_SIGNAL;
-    } else if (wait_change(sent, deadline)) {
-        unsigned long long w = atomic_load(&req.word);
-        if ((w & 7) == DONE) {
-            rc = TARGET_RAN;
-        } else if ((w & 7) == PUBLISHED) {
-            exec_case(cx, p, req.uc, req.self, out);
-            /* Release only if the target still waits for us; if it gave up,
-             * the walk above raced its return (counted, result kept). */
-            if (!atomic_compare_exchange_strong(&req.word, &w, word(gen, RELEASED)))
-                atomic_fetch_add(&n_held_too_long, 1);
-            rc = TARGET_RAN;
-        }
+    int rc = TARGET_NO_SIGNAL;
+    if (batch.tid == tid) rc = run_in_batch(mode, cx, p, out, timeout_ns);
+    else end_batch();
+    if (rc == TARGET_NO_SIGNAL) rc = run_signalled(tid, mode, cx, p, out, timeout_ns);
+    if (rc == TARGET_RAN) {
+        atomic_fetch_add(&n_ran, 1);
+        if (req.from_java) atomic_fetch_add(&n_java, 1);
     }
-    atomic_store(&req.word, word(gen, IDLE));
-    if (rc == TARGET_RAN) atomic_fetch_add(&n_ran, 1);
     if (rc == TARGET_TIMEOUT) atomic_fetch_add(&n_timeouts, 1);
     pthread_mutex_unlock(&one_at_a_time);
     return rc;
+}
+
+void target_release(void)
+{
+    pthread_mutex_lock(&one_at_a_time);
+    end_batch();
+    pthread_mutex_unlock(&one_at_a_time);
 }
 
 void target_counters(struct target_counters *out)
 {
     out->requests = n_requests, out->ran = n_ran, out->timeouts = n_timeouts;
     out->held_too_long = n_held_too_long, out->late_signals = n_late;
+    out->signals = n_signals, out->from_java = n_java;
 }

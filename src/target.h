@@ -1,5 +1,5 @@
 /*
- * Running a case on another thread's live context, one request at a time.
+ * Running a case on another thread's live context.
  *
  *   MODE_SIGNAL: the target's own signal handler executes the case on its
  *     context (the way profilers call AGCT).
@@ -10,9 +10,23 @@
  *     thread held too long would stall safepoints).
  *   MODE_QUEUE: like MODE_SIGNAL; the case's entry (Enqueue) decides.
  *
+ * Held batches (target_set_batch): a signal costs a cross-core round trip
+ * (IPI, kernel signal delivery, a wake-up of the caller), about 16 us here,
+ * ten times the walk. With batching on, a target that took a signal stays in
+ * its handler after the first case, its interrupted context still live, and
+ * takes the caller's next cases through a shared word: signal-mode cases
+ * run in its handler as before, thread-mode cases on the caller against
+ * the published context. Every case still starts from a real interrupted
+ * context of the target; only the number of distinct interrupt points per
+ * second falls. A batch ends after max_inputs cases or hold_ns, whichever
+ * comes first, when the caller picks another target, or on
+ * target_release; the next signal is sent only after the target has left
+ * its handler, so it lands at a new point of the target's code instead of
+ * being delivered again at the same one on sigreturn.
+ *
  * target_install once (not handler-safe), then target_run from any thread
  * that is not the target. target_run with the caller's own tid works for
- * MODE_SIGNAL (the handler runs before tgkill returns).
+ * MODE_SIGNAL without batching (the handler runs before tgkill returns).
  */
 #ifndef ASGF_TARGET_H
 #define ASGF_TARGET_H
@@ -24,18 +38,30 @@
  * spinning buys round-trip latency with a core). 0 or -1. */
 int target_install(int signo, long long spin_ns);
 
+/* Held batches: at most max_inputs cases per signal (1: off, the default:
+ * every case is a signal of its own) and at most hold_ns in the handler.
+ * Not handler-safe; call before the first target_run. */
+void target_set_batch(int max_inputs, long long hold_ns);
+
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */
 #define TARGET_TIMEOUT (-2)   /* the target never answered in time */
 
 /* Executes p on thread tid's context in the given mode (enum case_mode).
- * hold_ns bounds how long the target waits in its handler (MODE_THREAD)
- * and how long the caller waits for it. */
+ * timeout_ns bounds how long the caller waits for the target, and how long
+ * the target waits in its handler for a thread-mode walk to end. */
 int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
                struct exec_outcome *out, long long timeout_ns);
 
+/* Ends a held batch now and waits (bounded) until its target has left its
+ * handler. Call before anything that may need the target at a safepoint
+ * (JVMTI, JNI that allocates) and before exit. */
+void target_release(void);
+
 struct target_counters {
     unsigned long long requests, ran, timeouts, held_too_long, late_signals;
+    unsigned long long signals;    /* signals sent (batches started) */
+    unsigned long long from_java;  /* cases run on a context interrupted in the code cache */
 };
 void target_counters(struct target_counters *out);
 

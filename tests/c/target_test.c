@@ -1,0 +1,157 @@
+/* The hand-off to a target thread (src/target.c) without a JVM: a plain
+ * thread spins, counting, and a stand-in walker notes on which thread it
+ * ran and what the counter read. A target held in its handler does not
+ * count, so one batch sees one value; cases of a batch all run, faults
+ * included; thread-mode cases run on the caller; an idle target leaves by
+ * itself; batch 1 is a signal per case. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "guard.h"
+#include "regions.h"
+#include "target.h"
+#include "tap.h"
+
+#define FAULT_OPTION 1 /* a case with this option bit makes the stand-in walker fault */
+#define MAX_CASES 256
+
+static char dir[] = "/tmp/asgf-target-XXXXXX";
+static _Atomic unsigned long progress; /* the target's counter */
+static _Atomic int target_tid, stop;
+static int n_seen;
+static struct { int tid; unsigned long progress; } seen[MAX_CASES];
+
+static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg, int *raw)
+{
+    (void)uc, (void)fun, (void)arg;
+    if (n_seen < MAX_CASES) seen[n_seen].tid = threads_gettid(), seen[n_seen++].progress = atomic_load(&progress);
+    if (options & FAULT_OPTION) {
+        volatile uintptr_t bad = 0x18;
+        *(volatile int *)bad = 1;
+    }
+    *raw = 1;
+    return 1;
+}
+
+static const struct api fake = {.name = "stand-in", .kind = API_ASGST, .run_with_iterator = fake_run};
+static const uint8_t bytes[16] = "ASGF\2";
+
+static void *target_main(void *arg)
+{
+    (void)arg;
+    threads_register_self("target", NULL);
+    atomic_store(&target_tid, threads_gettid());
+    while (!atomic_load(&stop)) atomic_fetch_add(&progress, 1);
+    return NULL;
+}
+
+static unsigned long long signals(void)
+{
+    struct target_counters c;
+    target_counters(&c);
+    return c.signals;
+}
+
+/* Runs n cases in mode; returns how many ran and how many faulted. */
+static int run(int n, int mode, int options, int *faults)
+{
+    struct case_prog p;
+    memset(&p, 0, sizeof p);
+    p.entry = ENTRY_RUN_WITH_ITERATOR, p.mode = (uint8_t)mode, p.options = (uint8_t)options;
+    struct exec_ctx cx = {&fake, case_mode_name(mode), bytes, sizeof bytes, NULL, NULL, 0};
+    int ran = 0;
+    *faults = 0;
+    n_seen = 0;
+    for (int i = 0; i < n; i++) {
+        struct exec_outcome out;
+        if (target_run(atomic_load(&target_tid), mode, &cx, &p, &out, 2000000000LL) != TARGET_RAN) continue;
+        ran++;
+        *faults += out.guard_rc > 0;
+    }
+    return ran;
+}
+
+/* Cases of one batch see one counter value; checks batches of `size`. */
+static int held_per_batch(int size, int *moved)
+{
+    int same = 1;
+    *moved = 0;
+    for (int i = 0; i < n_seen; i++) {
+        if (i % size) same &= seen[i].progress == seen[i - 1].progress;
+        else if (i) *moved += seen[i].progress != seen[i - 1].progress;
+    }
+    return same;
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+int main(void)
+{
+    const char *why;
+    if (!mkdtemp(dir) || guard_install(dir, &why)) return 1;
+    threads_register_self("caller", NULL);
+    if (target_install(SIGPROF, 50000)) return 1;
+    pthread_t t;
+    pthread_create(&t, NULL, target_main, NULL);
+    while (!atomic_load(&target_tid)) sleep_ms(1);
+    int me = threads_gettid(), faults, moved;
+
+    target_set_batch(8, 2000000000LL);
+    unsigned long long s0 = signals();
+    int ran = run(80, MODE_SIGNAL, 0, &faults);
+    int on_target = 1;
+    for (int i = 0; i < n_seen; i++) on_target &= seen[i].tid == atomic_load(&target_tid);
+    CHECK(ran == 80 && on_target, "signal mode, batch 8: 80 cases ran, all in the target's handler (%d ran)", ran);
+    CHECK(signals() - s0 == 10, "80 cases took 10 signals (%llu)", signals() - s0);
+    int held = held_per_batch(8, &moved);
+    CHECK(held, "the target does not run while it is held: one counter value per batch");
+    CHECK(moved > 0, "between batches the target ran again (its counter moved at %d of 9 new signals)", moved);
+
+    target_release();
+    s0 = signals();
+    ran = run(40, MODE_THREAD, 0, &faults);
+    int on_caller = 1;
+    for (int i = 0; i < n_seen; i++) on_caller &= seen[i].tid == me;
+    CHECK(ran == 40 && on_caller, "thread mode, batch 8: 40 walks ran on the caller (%d ran)", ran);
+    CHECK(signals() - s0 == 5 && held_per_batch(8, &moved), "thread mode: 5 signals, the target held during each batch (%llu)",
+          signals() - s0);
+
+    target_release();
+    s0 = signals();
+    ran = run(16, MODE_SIGNAL, FAULT_OPTION, &faults);
+    CHECK(ran == 16 && faults == 16, "a fault in a held handler is caught and the batch goes on: %d of %d faulted", faults, ran);
+    CHECK(signals() - s0 == 2, "16 faulting cases took 2 signals (%llu)", signals() - s0);
+
+    target_release();
+    target_set_batch(8, 20000000LL);
+    s0 = signals();
+    run(1, MODE_SIGNAL, 0, &faults);
+    sleep_ms(100);
+    unsigned long before = atomic_load(&progress);
+    sleep_ms(10);
+    CHECK(atomic_load(&progress) != before, "an idle target leaves its handler by itself after the hold time");
+    run(1, MODE_SIGNAL, 0, &faults);
+    CHECK(signals() - s0 == 2, "the case after it sends a new signal (%llu)", signals() - s0);
+
+    target_release();
+    target_set_batch(1, 0);
+    s0 = signals();
+    ran = run(20, MODE_SIGNAL, 0, &faults);
+    CHECK(ran == 20 && signals() - s0 == 20, "batch 1: a signal per case (%d cases, %llu signals)", ran, signals() - s0);
+    ran = run(10, MODE_THREAD, 0, &faults);
+    before = atomic_load(&progress);
+    sleep_ms(10);
+    CHECK(ran == 10 && atomic_load(&progress) != before, "batch 1, thread mode: 10 walks, the target released after each");
+
+    atomic_store(&stop, 1);
+    pthread_join(t, NULL);
+    return TAP_DONE();
+}
