@@ -4,10 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/shm.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,8 +29,14 @@
  * weak so the file links anywhere. */
 extern uint32_t __afl_map_size __attribute__((weak));
 
-/* Child -> server: READY once its JVM is up, then one per input. */
-enum { RAN = 0, RAN_LAST = 1, READY = 2 };
+/* Child -> server: READY once its JVM is up. */
+enum { READY = 2 };
+
+/* Where the child is in the exchange with afl-fuzz, in memory shared with
+ * the server, which reads it when the child dies: what afl-fuzz is still
+ * owed (the pid and a status, a status, nothing). */
+enum { BETWEEN, GOT_REQUEST, PID_SENT, QUIT };
+static _Atomic uint32_t *state;
 
 static const uint8_t *shm_case; /* AFL++'s test case: u32 length, then bytes */
 static int go_fd = -1, done_fd = -1;
@@ -75,7 +83,8 @@ static int reap(pid_t pid)
     return st;
 }
 
-/* Server: a new child, or 1 in the child itself. */
+/* Server: a new child, or 1 in the child itself. The child keeps the
+ * fork-server descriptors: once started, it answers afl-fuzz itself. */
 static int spawn(pid_t *child)
 {
     int go[2], done[2];
@@ -85,7 +94,7 @@ static int spawn(pid_t *child)
     pid_t server = getpid(), pid = fork();
     if (pid < 0) die("fork");
     if (pid == 0) {
-        close(FROM_AFL), close(TO_AFL), close(go[1]), close(done[0]);
+        close(go[1]), close(done[0]);
         go_fd = go[0], done_fd = done[1];
         signal(SIGPIPE, SIG_DFL);
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* no JVM outlives its server */
@@ -114,41 +123,57 @@ static int spawn(pid_t *child)
 int aflfs_serve(void)
 {
     if (!handshake()) return 0;
-    signal(SIGPIPE, SIG_IGN); /* a dead child shows as EOF on its pipe */
-    pid_t child = -1;
+    signal(SIGPIPE, SIG_IGN);
+    state = mmap(NULL, sizeof *state, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (state == MAP_FAILED) die("mmap");
     for (;;) {
-        uint32_t killed, msg;
+        uint32_t killed, go = 1;
+        pid_t child;
         if (read4(FROM_AFL, &killed)) exit(0);
-        if (killed && child > 0) { /* afl-fuzz killed it after our last status */
-            kill(child, SIGKILL);  /* whatever AFL_KILL_SIGNAL was */
-            reap(child);
-            child = -1;
-        }
-        if (child < 0 && spawn(&child)) return 1;
+        /* A new child for this input; it answers every later one itself. */
+        if (spawn(&child)) return 1;
         write_afl((uint32_t)child);
-        uint32_t go = 1;
-        int st;
-        /* A child that died since its last input (a JVM thread crashing
-         * after the walk) is reported on this input: AFL++ keeps a crash,
-         * and its hs_err, records and in-flight case name the real input. */
-        if (write(go_fd, &go, 4) == 4 && !read4(done_fd, &msg) && msg == RAN) {
-            st = W_STOPCODE(SIGSTOP); /* alive: what AFL++'s persistent runtime reports */
-        } else {
-            st = reap(child);         /* its last input, or its death */
-            child = -1;
+        atomic_store(state, PID_SENT);
+        if (write(go_fd, &go, 4) != 4) {} /* a child that died already is reaped below */
+        int st = reap(child);
+        switch (atomic_load(state)) {
+        case GOT_REQUEST: write_afl((uint32_t)child); /* fall through */
+        case PID_SENT: write_afl((uint32_t)st); break; /* died in an input: its crash */
+        case QUIT: break;                              /* ran its quota */
+        default:
+            /* Died between inputs (a JVM thread crashing after the walk):
+             * reported on the next input, so AFL++ keeps a crash and its
+             * hs_err, records and in-flight case name the real input. */
+            if (read4(FROM_AFL, &killed)) exit(0);
+            write_afl((uint32_t)child);
+            write_afl((uint32_t)st);
         }
-        write_afl((uint32_t)st);
     }
+}
+
+/* Child: the status afl-fuzz gets for a live child is the one AFL++'s
+ * persistent runtime sends (stopped); then the state says what the server
+ * owes afl-fuzz should we die. Between the write and the store lies a
+ * window of a few instructions in which a death would be reported twice. */
+static int report_alive(int last)
+{
+    uint32_t st = W_STOPCODE(SIGSTOP);
+    if (write(TO_AFL, &st, 4) != 4) return -1;
+    atomic_store(state, last ? QUIT : BETWEEN);
+    return last ? -1 : 0;
 }
 
 void aflfs_child_loop(long quota, void (*run)(const uint8_t *buf, size_t len, void *arg), void *arg)
 {
-    uint32_t msg = READY, go, n;
-    if (write(done_fd, &msg, 4) != 4) return;
-    for (long k = 1; !read4(go_fd, &go); k++) {
+    uint32_t msg = READY, go, n, killed, pid = (uint32_t)getpid();
+    if (write(done_fd, &msg, 4) != 4 || read4(go_fd, &go)) return; /* the input the server took */
+    for (long k = 1;; k++) {
         memcpy(&n, shm_case, 4);
         run(shm_case + 4, n < CASE_BYTES_MAX ? n : CASE_BYTES_MAX, arg);
-        msg = k == quota ? RAN_LAST : RAN;
-        if (write(done_fd, &msg, 4) != 4 || msg == RAN_LAST) return;
+        if (report_alive(k == quota)) return;
+        if (read4(FROM_AFL, &killed)) return; /* afl-fuzz went away */
+        atomic_store(state, GOT_REQUEST);
+        if (write(TO_AFL, &pid, 4) != 4) return;
+        atomic_store(state, PID_SENT);
     }
 }

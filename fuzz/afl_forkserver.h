@@ -7,12 +7,15 @@
  * 14 idle threads runs 6.7k execs/s that way, 17-44k/s with this server).
  *
  * The process afl-fuzz starts stays single-threaded and is the server: it
- * answers afl-fuzz on the fork-server descriptors and forks a child that
- * creates the JVM and runs inputs until it dies or has run its quota. Server
- * and child hand each input over with two pipes; the child reads the test
- * case from AFL++'s shared memory, which both inherit. The child's death
- * status (our abort on a caught fault, HotSpot's abort, afl-fuzz's SIGKILL
- * on a timeout) is what the server reports, so AFL++ files crashes and
+ * answers afl-fuzz's hello, and on an input with no live child forks a
+ * child that creates the JVM. From then on the child itself speaks on the
+ * fork-server descriptors, one exchange per input, while the server waits
+ * for it to die: a relay through the server cost two more cross-process
+ * wake-ups per input. The child reads the test case from AFL++'s shared
+ * memory, which both inherit. A page shared by the two says where the child
+ * is in an exchange; when it dies (our abort on a caught fault, HotSpot's
+ * abort, afl-fuzz's SIGKILL on a timeout), the server sends what afl-fuzz
+ * is still owed, the death status included, so AFL++ files crashes and
  * hangs as usual; the next input forks a new child.
  *
  * Protocol: AFL++ 4.x fork-server messages, 4 bytes each on fds 198 (from
@@ -35,9 +38,10 @@
  * status 3 and a message when a child dies before it is ready. */
 int aflfs_serve(void);
 
-/* Child: tells the server it is ready, then runs inputs through run (the
+/* Child: tells the server it is ready, runs the input the server took,
+ * then takes afl-fuzz's requests itself and runs each through run (the
  * bytes are AFL++'s shared memory, valid during the call) until `quota`
- * have run or the server has gone; then returns and the caller exits.
+ * have run or afl-fuzz has gone; then returns and the caller exits.
  * The loop itself is not instrumented, so only run's edges land in each
  * input's coverage map. */
 void aflfs_child_loop(long quota, void (*run)(const uint8_t *buf, size_t len, void *arg), void *arg);
