@@ -126,10 +126,12 @@ int aflfs_serve(void)
     signal(SIGPIPE, SIG_IGN);
     state = mmap(NULL, sizeof *state, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (state == MAP_FAILED) die("mmap");
+    int have_request = 0;
     for (;;) {
         uint32_t killed, go = 1;
         pid_t child;
-        if (read4(FROM_AFL, &killed)) exit(0);
+        if (!have_request && read4(FROM_AFL, &killed)) exit(0);
+        have_request = 0;
         /* A new child for this input; it answers every later one itself. */
         if (spawn(&child)) return 1;
         write_afl((uint32_t)child);
@@ -141,10 +143,17 @@ int aflfs_serve(void)
         case PID_SENT: write_afl((uint32_t)st); break; /* died in an input: its crash */
         case QUIT: break;                              /* ran its quota */
         default:
-            /* Died between inputs (a JVM thread crashing after the walk):
+            /* Died between inputs. A JVM thread crashing after the walk is
              * reported on the next input, so AFL++ keeps a crash and its
-             * hs_err, records and in-flight case name the real input. */
+             * hs_err, records and in-flight case name the real input. But
+             * afl-fuzz's own kill (its time-out raced our status, so the
+             * request says "killed") is no crash: a new child takes that
+             * input. */
             if (read4(FROM_AFL, &killed)) exit(0);
+            if (killed) {
+                have_request = 1;
+                break;
+            }
             write_afl((uint32_t)child);
             write_afl((uint32_t)st);
         }

@@ -22,6 +22,8 @@
  * stale hold never mistakes another request's word for its own.
  *
  *   SENT     caller -> handler: run req (signal mode) or publish the context
+ *   RUNNING  handler: claimed SENT or NEXT; from here until it moves the
+ *            word on, req is the handler's to read
  *   DONE     handler -> caller: ran it (or the batch's last one) and left
  *   HELD     handler -> caller: context published, waiting in the handler
  *   NEXT     caller -> held handler: run req (a new generation)
@@ -29,7 +31,7 @@
  *   RELEASED caller -> held handler: leave
  *   IDLE     either side gave up, or nothing is going on
  */
-enum phase { IDLE, SENT, HELD, NEXT, BUSY, RELEASED, DONE };
+enum phase { IDLE, SENT, HELD, NEXT, BUSY, RELEASED, DONE, RUNNING };
 
 struct request {
     _Atomic unsigned long long word;
@@ -40,6 +42,7 @@ struct request {
     struct exec_outcome *out;
     long long hold_ns;    /* longest wait for a thread-mode walk */
     long long batch_ns;   /* how long a handler holds for a batch, from its start (0: no batch) */
+    _Atomic unsigned long long walked; /* generation of the caller's last walk of a held context */
     /* Published by the handler with HELD or DONE, valid while it holds. */
     const ucontext_t *uc;
     const struct thread_info *self;
@@ -104,6 +107,30 @@ static int wait_change(unsigned long long w, long long deadline)
     }
 }
 
+/* Caller side: waits until the request word has moved past `w` and past
+ * the handler's claim of it; the word then, or 0 at the deadline. */
+static unsigned long long wait_answer(unsigned long long w, long long deadline)
+{
+    unsigned long long claimed = word(w >> 3, RUNNING);
+    for (;;) {
+        if (!wait_change(w, deadline)) return 0;
+        unsigned long long now = atomic_load(&req.word);
+        if (now != claimed) return now;
+        w = claimed;
+    }
+}
+
+/* [handler-safe] Claims the request in `w` (SENT or NEXT) and runs it on
+ * this context (fields read only after the claim, so a caller that gave
+ * up and wrote the next request is never mistaken for this one). 1 if it
+ * ran, 0 if the caller took it back first. */
+static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struct thread_info *self)
+{
+    if (!cas(w, word(w >> 3, RUNNING))) return 0;
+    exec_case(req.cx, req.prog, uc, self, req.out);
+    return 1;
+}
+
 /* [handler-safe] Whether the interrupted pc lies in the code cache: the
  * walk starts in the target's Java code (compiled, interpreted or a stub)
  * rather than in the VM or libc. */
@@ -129,17 +156,21 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
         unsigned long long w = atomic_load(&req.word);
         if (w == word(gen, HELD)) {
             long long now = sigsafe_now_ns();
+            if (walk_pending && atomic_load(&req.walked) == gen) walk_pending = 0;
             int over = (now > leave_at && !walk_pending) || now > hard || guard_vm_dying();
             if (over && cas(w, word(gen, walk_pending ? IDLE : DONE))) break;
         } else if (w == word(gen + 1, NEXT)) {
+            walk_pending = 0; /* the caller has moved past its first walk */
+            if (!claim_and_run(w, uc, self)) continue;
             gen++;
-            exec_case(req.cx, req.prog, uc, self, req.out);
-            if (!cas(w, word(gen, HELD))) break; /* the caller gave up on it */
+            if (!cas(word(gen, RUNNING), word(gen, HELD))) break; /* the caller gave up on it */
             wake_caller();
             continue;
         } else if (w == word(gen, BUSY)) {
             walk_pending = 0;
-            if (sigsafe_now_ns() > hard) {
+            /* Leaving mid-walk: the caller's walk races our return. IDLE, so
+             * that it cannot then say HELD for a context that is gone. */
+            if (sigsafe_now_ns() > hard && cas(w, word(gen, IDLE))) {
                 atomic_fetch_add(&n_held_too_long, 1);
                 break;
             }
@@ -161,27 +192,35 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         atomic_fetch_add(&n_late, 1);
         return;
     }
-    unsigned long long gen = w >> 3;
+    unsigned long long gen = w >> 3, running = word(gen, RUNNING);
     /* The hold counts from here: a signal delivered late still gets its batch. */
     long long now = sigsafe_now_ns(), leave_at = req.batch_ns ? now + req.batch_ns : 0, hard = now + req.hold_ns;
     const struct thread_info *self = threads_find(threads_gettid());
+    int thread_mode = req.mode == MODE_THREAD;
     req.uc = uc, req.self = self, req.from_java = in_code_cache(uc);
-    if (req.mode != MODE_THREAD) {
-        exec_case(req.cx, req.prog, uc, self, req.out);
-        if (!leave_at) {
-            if (cas(w, word(gen, DONE))) wake_caller();
+    if (!thread_mode) {
+        if (!claim_and_run(w, uc, self)) {
+            atomic_fetch_add(&n_late, 1);
             return;
         }
-    } else if (!leave_at) {
-        leave_at = hard; /* unbatched thread mode: held until released */
+        if (!leave_at) {
+            if (cas(running, word(gen, DONE))) wake_caller();
+            return;
+        }
+    } else {
+        if (!cas(w, running)) {
+            atomic_fetch_add(&n_late, 1);
+            return;
+        }
+        if (!leave_at) leave_at = hard; /* unbatched thread mode: held until released */
     }
     atomic_store(&holding, 1);
-    if (!cas(w, word(gen, HELD))) {
+    if (!cas(running, word(gen, HELD))) {
         atomic_store(&holding, 0);
         return;
     }
     wake_caller();
-    hold(gen, uc, self, leave_at, hard, req.mode == MODE_THREAD);
+    hold(gen, uc, self, leave_at, hard, thread_mode);
 }
 
 int target_install(int signo, long long spin)
@@ -206,6 +245,7 @@ static int walk_held(unsigned long long gen, const struct exec_ctx *cx, const st
 {
     if (!cas(word(gen, HELD), word(gen, BUSY))) return 0;
     exec_case(cx, p, req.uc, req.self, out);
+    atomic_store(&req.walked, gen);
     if (!cas(word(gen, BUSY), word(gen, keep ? HELD : RELEASED))) atomic_fetch_add(&n_held_too_long, 1);
     return 1;
 }
@@ -251,16 +291,18 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
         return TARGET_NO_SIGNAL;
     }
     batch.gen++, batch.count++;
-    if (wait_change(next, now + timeout_ns)) {
-        unsigned long long w = atomic_load(&req.word);
+    unsigned long long w = wait_answer(next, now + timeout_ns);
+    if (w) {
         if (w == word(batch.gen, HELD)) return TARGET_RAN;
         if (w == word(batch.gen, DONE)) { /* ran, then left idle before we looked */
             batch.tid = 0, wait_left();
             return TARGET_RAN;
         }
     }
-    /* Timed out: if the case ended meanwhile, release the target anyway. */
-    if (!cas(next, word(batch.gen, IDLE))) cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    /* Timed out (or a claim was taken back): take the case back, and if it
+     * ended meanwhile, release the target anyway. */
+    if (!cas(next, word(batch.gen, IDLE)) && !cas(word(batch.gen, RUNNING), word(batch.gen, IDLE)))
+        cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
     batch.tid = 0;
     return TARGET_TIMEOUT;
 }
@@ -282,8 +324,8 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
         return TARGET_NO_SIGNAL;
     }
     int rc = TARGET_TIMEOUT;
-    if (wait_change(sent, now + timeout_ns)) {
-        unsigned long long w = atomic_load(&req.word);
+    unsigned long long w = wait_answer(sent, now + timeout_ns);
+    if (w) {
         if (w == word(gen, DONE)) {
             rc = TARGET_RAN;
         } else if (w == word(gen, HELD)) {
@@ -300,7 +342,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
         }
     }
     /* A handler that has not started yet finds IDLE and leaves it alone. */
-    unsigned long long w = atomic_load(&req.word);
+    w = atomic_load(&req.word);
     if ((w >> 3) == gen && (w & 7) != HELD && (w & 7) != BUSY) atomic_store(&req.word, word(gen, IDLE));
     return rc;
 }

@@ -2,8 +2,11 @@
  * thread spins, counting, and a stand-in walker notes on which thread it
  * ran and what the counter read. A target held in its handler does not
  * count, so one batch sees one value; cases of a batch all run, faults
- * included; thread-mode cases run on the caller; an idle target leaves by
- * itself; batch 1 is a signal per case. */
+ * included, each exactly once; thread-mode cases run on the caller, also
+ * mixed with signal-mode ones in one batch; an idle target leaves by itself
+ * in either mode; batch 1 is a signal per case; a case that outlasts the
+ * caller's time-out is reported as not run, runs once and is never run again
+ * by the requests after it. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -17,6 +20,7 @@
 #include "tap.h"
 
 #define FAULT_OPTION 1 /* a case with this option bit makes the stand-in walker fault */
+#define SLOW_OPTION 2  /* ... or take 50 ms */
 #define MAX_CASES 256
 
 static char dir[] = "/tmp/asgf-target-XXXXXX";
@@ -29,6 +33,14 @@ static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *
 {
     (void)uc, (void)fun, (void)arg;
     if (n_seen < MAX_CASES) seen[n_seen].tid = threads_gettid(), seen[n_seen++].progress = atomic_load(&progress);
+    if (options & SLOW_OPTION) {
+        struct timespec until, now;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 50000000L;
+        if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+        do clock_gettime(CLOCK_MONOTONIC, &now);
+        while (now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec));
+    }
     if (options & FAULT_OPTION) {
         volatile uintptr_t bad = 0x18;
         *(volatile int *)bad = 1;
@@ -56,19 +68,25 @@ static unsigned long long signals(void)
     return c.signals;
 }
 
-/* Runs n cases in mode; returns how many ran and how many faulted. */
+#define MIXED (-1) /* run(): signal and thread mode by turns */
+
+/* Runs n cases in mode; returns how many ran (TARGET_RAN) and how many
+ * faulted. The stand-in walker counts what really ran in n_seen. */
+static long long timeout_ns = 2000000000LL;
 static int run(int n, int mode, int options, int *faults)
 {
     struct case_prog p;
     memset(&p, 0, sizeof p);
-    p.entry = ENTRY_RUN_WITH_ITERATOR, p.mode = (uint8_t)mode, p.options = (uint8_t)options;
-    struct exec_ctx cx = {&fake, case_mode_name(mode), bytes, sizeof bytes, NULL, NULL, 0};
+    p.entry = ENTRY_RUN_WITH_ITERATOR, p.options = (uint8_t)options;
     int ran = 0;
     *faults = 0;
     n_seen = 0;
     for (int i = 0; i < n; i++) {
+        int m = mode == MIXED ? (i % 2 ? MODE_THREAD : MODE_SIGNAL) : mode;
+        p.mode = (uint8_t)m;
+        struct exec_ctx cx = {&fake, case_mode_name(m), bytes, sizeof bytes, NULL, NULL, 0};
         struct exec_outcome out;
-        if (target_run(atomic_load(&target_tid), mode, &cx, &p, &out, 2000000000LL) != TARGET_RAN) continue;
+        if (target_run(atomic_load(&target_tid), m, &cx, &p, &out, timeout_ns) != TARGET_RAN) continue;
         ran++;
         *faults += out.guard_rc > 0;
     }
@@ -93,6 +111,19 @@ static void sleep_ms(long ms)
     nanosleep(&ts, NULL);
 }
 
+/* Whether the target's counter moves within ms: it is out of its handler.
+ * Polled, so a loaded machine that gives it no core for a while does not
+ * fail the check; ms stays below the 2 s hard limit of every hold here. */
+static int moves_within(long ms)
+{
+    unsigned long before = atomic_load(&progress);
+    for (long waited = 0; waited < ms; waited++) {
+        if (atomic_load(&progress) != before) return 1;
+        sleep_ms(1);
+    }
+    return 0;
+}
+
 int main(void)
 {
     const char *why;
@@ -109,7 +140,8 @@ int main(void)
     int ran = run(80, MODE_SIGNAL, 0, &faults);
     int on_target = 1;
     for (int i = 0; i < n_seen; i++) on_target &= seen[i].tid == atomic_load(&target_tid);
-    CHECK(ran == 80 && on_target, "signal mode, batch 8: 80 cases ran, all in the target's handler (%d ran)", ran);
+    CHECK(ran == 80 && n_seen == 80 && on_target,
+          "signal mode, batch 8: 80 cases ran once each, all in the target's handler (%d ran, %d walks)", ran, n_seen);
     CHECK(signals() - s0 == 10, "80 cases took 10 signals (%llu)", signals() - s0);
     int held = held_per_batch(8, &moved);
     CHECK(held, "the target does not run while it is held: one counter value per batch");
@@ -120,7 +152,8 @@ int main(void)
     ran = run(40, MODE_THREAD, 0, &faults);
     int on_caller = 1;
     for (int i = 0; i < n_seen; i++) on_caller &= seen[i].tid == me;
-    CHECK(ran == 40 && on_caller, "thread mode, batch 8: 40 walks ran on the caller (%d ran)", ran);
+    CHECK(ran == 40 && n_seen == 40 && on_caller, "thread mode, batch 8: 40 walks ran once each on the caller (%d ran, %d walks)",
+          ran, n_seen);
     CHECK(signals() - s0 == 5 && held_per_batch(8, &moved), "thread mode: 5 signals, the target held during each batch (%llu)",
           signals() - s0);
 
@@ -131,13 +164,22 @@ int main(void)
     CHECK(signals() - s0 == 2, "16 faulting cases took 2 signals (%llu)", signals() - s0);
 
     target_release();
+    s0 = signals();
+    ran = run(16, MIXED, 0, &faults);
+    int where_right = 1;
+    for (int i = 0; i < n_seen; i++) where_right &= seen[i].tid == (i % 2 ? me : atomic_load(&target_tid));
+    CHECK(ran == 16 && n_seen == 16 && where_right && held_per_batch(8, &moved),
+          "signal and thread mode by turns share a batch: each ran once where its mode says, one counter value a batch");
+    CHECK(signals() - s0 == 2, "16 mixed cases took 2 signals (%llu)", signals() - s0);
+
+    target_release();
     target_set_batch(8, 20000000LL);
+    run(1, MODE_THREAD, 0, &faults);
+    CHECK(moves_within(1000), "thread mode: an idle target leaves its handler by itself after the hold time");
+
     s0 = signals();
     run(1, MODE_SIGNAL, 0, &faults);
-    sleep_ms(100);
-    unsigned long before = atomic_load(&progress);
-    sleep_ms(10);
-    CHECK(atomic_load(&progress) != before, "an idle target leaves its handler by itself after the hold time");
+    CHECK(moves_within(1000), "an idle target leaves its handler by itself after the hold time");
     run(1, MODE_SIGNAL, 0, &faults);
     CHECK(signals() - s0 == 2, "the case after it sends a new signal (%llu)", signals() - s0);
 
@@ -147,9 +189,24 @@ int main(void)
     ran = run(20, MODE_SIGNAL, 0, &faults);
     CHECK(ran == 20 && signals() - s0 == 20, "batch 1: a signal per case (%d cases, %llu signals)", ran, signals() - s0);
     ran = run(10, MODE_THREAD, 0, &faults);
-    before = atomic_load(&progress);
-    sleep_ms(10);
-    CHECK(ran == 10 && atomic_load(&progress) != before, "batch 1, thread mode: 10 walks, the target released after each");
+    CHECK(ran == 10 && moves_within(1000), "batch 1, thread mode: 10 walks, the target released after each");
+
+    /* A case that outlasts the caller's time-out: reported as such, run once
+     * (never again by a later request), and the next cases go on. */
+    for (int batch = 8; batch >= 1; batch -= 7) {
+        target_release();
+        target_set_batch(batch, 2000000000LL);
+        run(1, MODE_SIGNAL, 0, &faults);
+        timeout_ns = 10000000LL;
+        int slow_ran = run(1, MODE_SIGNAL, SLOW_OPTION, &faults), slow_seen = n_seen;
+        timeout_ns = 2000000000LL;
+        sleep_ms(100);
+        int before_seen = n_seen;
+        ran = run(5, MODE_SIGNAL, 0, &faults);
+        CHECK(slow_ran == 0 && slow_seen <= 1 && before_seen == 1 && ran == 5 && n_seen == 5,
+              "batch %d: a case slower than the time-out is reported not run, runs once, and the next 5 run once each "
+              "(ran %d; walks %d, then %d; %d ran, %d walks)", batch, slow_ran, slow_seen, before_seen, ran, n_seen);
+    }
 
     atomic_store(&stop, 1);
     pthread_join(t, NULL);
