@@ -258,6 +258,9 @@ static void wait_left(void)
     while (atomic_load(&holding) && sigsafe_now_ns() < deadline) arch_cpu_relax();
 }
 
+/* Ends the caller's batch: releases the target if it still holds (a
+ * target that left by itself has moved the word on, so the swap fails),
+ * then waits until it is out of its handler. */
 static void end_batch(void)
 {
     if (!batch.tid) return;
@@ -278,7 +281,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     }
     if (mode == MODE_THREAD) {
         if (!walk_held(batch.gen, cx, p, out, 1)) {
-            batch.tid = 0, wait_left();
+            end_batch();
             return TARGET_NO_SIGNAL;
         }
         batch.count++;
@@ -287,7 +290,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     req.mode = mode, req.cx = cx, req.prog = p, req.out = out;
     unsigned long long next = word(batch.gen + 1, NEXT);
     if (!cas(word(batch.gen, HELD), next)) { /* it left: idle too long */
-        batch.tid = 0, wait_left();
+        end_batch();
         return TARGET_NO_SIGNAL;
     }
     batch.gen++, batch.count++;
@@ -295,7 +298,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     if (w) {
         if (w == word(batch.gen, HELD)) return TARGET_RAN;
         if (w == word(batch.gen, DONE)) { /* ran, then left idle before we looked */
-            batch.tid = 0, wait_left();
+            end_batch();
             return TARGET_RAN;
         }
     }
