@@ -76,6 +76,14 @@ void sample_note(int slot, const struct exec_outcome *o);
 /* The top frames the last queue handler of thread `slot` saw, and its
  * jthread; 0 if none or it is being written. */
 int sample_queue_snapshot(int slot, jthread *thread, jmethodID *frames, int max);
+/* [handler-safe] The handlers the VM runs for us (queue elements,
+ * processing start and end, frame marks) bracket their work with these;
+ * enter says 0 once the agent stops at VM death. */
+int sample_handler_enter(void);
+void sample_handler_leave(void);
+/* At VM death, before the summary: no handler starts after it, and those
+ * running end (waited for, bounded), so every fault is in the counts. */
+void sample_handlers_stop(void);
 
 /* queue_verify.c: compares queue handler stacks with JVMTI GetStackTrace. */
 int queue_verify_start(jvmtiEnv *jvmti, JNIEnv *jni);

@@ -1,6 +1,7 @@
 /* The consistency check of sampled walks (see oracle_check.h). */
 #include <stdatomic.h>
 #include <string.h>
+#include "guard.h"
 #include "method_bounds.h"
 #include "oracle_check.h"
 
@@ -47,12 +48,31 @@ static int verdict(int type, int bci, int extent)
     return bci >= 0 && bci < extent ? VERDICT_OK : CHECK_BAD_BCI;
 }
 
-/* [handler-safe] */
-static jmethodID id_of(const struct api *api, ASGST_Method m)
+struct ids {
+    const struct api *api;
+    const ASGST_Frame *f;
+    jmethodID *out;
+    int n;
+};
+
+/* [handler-safe] The frames' jmethodIDs; MethodToJMethodID is the VM's
+ * code, so it runs guarded (ids_of). */
+static void ids_run(void *arg)
 {
-    if (!m) return NULL;
-    if (api->kind == API_AGCT) return (jmethodID)m;
-    return api->method_to_jmethodid ? api->method_to_jmethodid(m) : NULL;
+    struct ids *c = arg;
+    for (int i = 0; i < c->n; i++)
+        if (c->f[i].type != ASGST_FRAME_NON_JAVA && c->f[i].method)
+            c->out[i] = c->api->kind == API_AGCT ? (jmethodID)c->f[i].method
+                        : c->api->method_to_jmethodid ? c->api->method_to_jmethodid(c->f[i].method) : NULL;
+}
+
+/* [handler-safe] 0, or -1 if MethodToJMethodID faulted (recorded). */
+static int ids_of(const struct api *api, const ASGST_Frame *f, int n, jmethodID *out, const uint8_t *bytes, size_t len)
+{
+    for (int i = 0; i < n; i++) out[i] = NULL;
+    struct ids c = {api, f, out, n};
+    struct guard_call gc = {api->name, "method_to_jmethodid", "signal", bytes, len, NULL, NULL, 0, 0};
+    return guard_run(ids_run, &c, &gc, NULL) > 0 ? -1 : 0;
 }
 
 /* [handler-safe] */
@@ -67,10 +87,11 @@ void oracle_check_walk(const struct api *api, const struct case_prog *p, const s
     atomic_fetch_add_explicit(&frames, (unsigned long long)n, memory_order_relaxed);
     int extent[CHECK_FRAMES];
     jmethodID ids[CHECK_FRAMES];
+    if (ids_of(api, f, n, ids, case_bytes, case_len)) return;
     for (int i = 0; i < n; i++) {
-        ids[i] = NULL, extent[i] = METHOD_UNKNOWN;
+        extent[i] = METHOD_UNKNOWN;
         if (f[i].type == ASGST_FRAME_NON_JAVA) continue;
-        if (!(ids[i] = id_of(api, f[i].method))) {
+        if (!ids[i]) {
             /* AGCT names a method by the jmethodID its class already has,
              * NULL where none was made: a gap, not a wrong frame. */
             atomic_fetch_add_explicit(&no_id, 1, memory_order_relaxed);

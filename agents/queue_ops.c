@@ -19,6 +19,7 @@
 #include "agent.h"
 #include "guard.h"
 #include "info_calls.h"
+#include "lifecycle.h"
 #include "qops.h"
 #include "queue_ops.h"
 #include "regions.h"
@@ -60,17 +61,18 @@ static int on(unsigned bit) { return (agent_cfg.queue_ops & bit) != 0; }
 static void on_processing(ASGST_Queue *q, ASGST_Iterator *it, void *arg)
 {
     (void)q, (void)arg;
-    ASGST_Frame f;
-    if (it) (void)agent_api->next_frame(it, &f);
+    if (!sample_handler_enter()) return;
+    lc_walk(agent_api, it, "processing_handler", 1, NULL, NULL);
+    sample_handler_leave();
 }
 
 static void on_mark(ASGST_FrameMark *mark, ASGST_Iterator *it, void *arg)
 {
     (void)mark, (void)arg;
+    if (!sample_handler_enter()) return;
     op(QCOUNT_MARK_FIRED);
-    ASGST_Frame f;
-    int n = 0;
-    while (it && n < 64 && agent_api->next_frame(it, &f) == 1) n++;
+    lc_walk(agent_api, it, "mark_handler", 64, NULL, NULL);
+    sample_handler_leave();
 }
 
 static void walk_rest(ASGST_Iterator *it, void *arg)
@@ -81,12 +83,11 @@ static void walk_rest(ASGST_Iterator *it, void *arg)
     while (n < 64 && agent_api->next_frame(it, &f) == 1) n++;
 }
 
+/* From the queue handler (inside its guarded call) or at thread start. */
 static void set_handlers(ASGST_Queue *q, int clear, uint64_t r)
 {
     if (!agent_api->set_on_queue_processing_start || !agent_api->set_on_queue_processing_end) return;
-    bool offer = r & 1;
-    agent_api->set_on_queue_processing_start(q, 0, offer, clear ? NULL : on_processing, NULL);
-    agent_api->set_on_queue_processing_end(q, 0, !offer, clear ? NULL : on_processing, NULL);
+    lc_set_processing_handlers(agent_api, q, r & 1, clear ? NULL : on_processing);
     op(clear ? QCOUNT_CLEAR_HANDLERS : QCOUNT_SET_HANDLERS);
 }
 
@@ -98,12 +99,12 @@ ASGST_Queue *queue_ops_thread_start(JNIEnv *jni, int slot, ASGST_QueueHandler ha
     t->arg = arg;
     t->capacity = agent_cfg.queue_size;
     t->slot = slot;
-    ASGST_Queue *q = agent_api->register_queue ? agent_api->register_queue(jni, t->capacity, 0, handler, arg) : NULL;
+    ASGST_Queue *q = lc_register_queue(agent_api, jni, t->capacity, handler, arg);
     qops_thread_start(slot, q, handler, arg, t->capacity);
     if (q && on(QOPS_HANDLERS)) set_handlers(q, 0, rnd(&t->hrng));
     ASGST_FrameMark *m = NULL;
-    if (on(QOPS_MARKS) && agent_api->register_frame_mark) {
-        m = agent_api->register_frame_mark(jni, on_mark, 0, NULL);
+    if (on(QOPS_MARKS)) {
+        m = lc_register_frame_mark(agent_api, jni, on_mark);
         if (m) op(QCOUNT_MARK_REGISTER);
     }
     qops_set_mark(slot, m);
@@ -123,7 +124,7 @@ void queue_ops_thread_end(JNIEnv *jni, int slot)
     ASGST_FrameMark *m;
     qops_thread_end(slot, &q, &m);
     if (m && agent_api->remove_frame_mark) {
-        agent_api->remove_frame_mark(m);
+        lc_remove_frame_mark(agent_api, m);
         op(QCOUNT_MARK_REMOVE);
         if (rnd(&t->hrng) % 8 == 0) {
             struct guard_call gc = {agent_api->name, "remove_frame_mark_twice", "queue", NULL, 0, NULL, NULL, 0, 0};
@@ -131,7 +132,7 @@ void queue_ops_thread_end(JNIEnv *jni, int slot)
             guard_run(remove_twice, m, &gc, NULL);
         }
     }
-    if (q && agent_api->deregister_queue) agent_api->deregister_queue(jni, q);
+    lc_deregister_queue(agent_api, jni, q);
 }
 
 ASGST_Queue *queue_ops_queue(int slot) { return qops_queue(slot); }

@@ -11,6 +11,7 @@
 #include "arch.h"
 #include "guard.h"
 #include "inflight.h"
+#include "lifecycle.h"
 #include "mutate.h"
 #include "oracle.h"
 #include "oracle_check.h"
@@ -128,22 +129,47 @@ int sample_handler_install(int signo)
     return sigsafe_install(signo, on_sample, agent_cfg.oracle ? oracle_walk_signal() : 0);
 }
 
+/* Inside the guarded walk: the first frames' methods, for the verifier. */
+static void note_frame(const struct api *api, const ASGST_Frame *f, int i, void *ctx)
+{
+    struct tstate *ts = ctx;
+    if (i < VERIFY_FRAMES) ts->qframes[i] = api->method_to_jmethodid ? api->method_to_jmethodid(f->method) : NULL;
+}
+
+static _Atomic int handlers_stopped, handlers_active;
+
+int sample_handler_enter(void)
+{
+    atomic_fetch_add(&handlers_active, 1);
+    if (!atomic_load(&handlers_stopped)) return 1;
+    atomic_fetch_sub(&handlers_active, 1);
+    return 0;
+}
+
+void sample_handler_leave(void) { atomic_fetch_sub(&handlers_active, 1); }
+
+void sample_handlers_stop(void)
+{
+    atomic_store(&handlers_stopped, 1);
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < 500 && atomic_load(&handlers_active); i++) nanosleep(&ms, NULL);
+}
+
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
     (void)enqueue_arg;
     struct tstate *ts = queue_arg;
-    ASGST_Frame f;
-    int n = 0;
+    if (!sample_handler_enter()) return;
     atomic_fetch_add(&ts->seq, 1);
-    while (agent_api->next_frame(it, &f) == 1) {
-        if (n < VERIFY_FRAMES) ts->qframes[n] = agent_api->method_to_jmethodid ? agent_api->method_to_jmethodid(f.method) : NULL;
-        n++;
-    }
-    ts->qn = n < VERIFY_FRAMES ? n : VERIFY_FRAMES;
+    int n = lc_walk(agent_api, it, "queue_handler", EXEC_WALK_LIMIT, note_frame, ts);
+    /* A walk a fault ended leaves no stack for the verifier to compare. */
+    ts->qn = n < 0 ? 0 : n < VERIFY_FRAMES ? n : VERIFY_FRAMES;
+    if (n < 0) n = 0;
     atomic_fetch_add(&ts->seq, 1);
     queue_ops_in_handler(ts->slot, it);
     atomic_fetch_add_explicit(&stats.queue_handled, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&stats.queue_frames, (unsigned long long)n, memory_order_relaxed);
+    sample_handler_leave();
 }
 
 void sample_thread_start(JNIEnv *jni, int index)

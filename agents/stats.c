@@ -10,6 +10,7 @@
 #include "jit_code.h"
 #include "vm_structs.h"
 #include "stack_image.h"
+#include "guard.h"
 #include "record.h"
 #include "stats.h"
 
@@ -177,6 +178,12 @@ int stats_write_json(const char *path, double t, const char *config_line)
     /* a disk that filled and was freed again still shows the records it cost */
     fprintf(f, "  \"records_out_of_space\": %s,\n", record_out_of_space() ? "true" : "false");
     fprintf(f, "  \"first_fault_s\": %.3f,\n", stats.faults ? (double)stats.first_fault_ns / 1e9 : -1.0);
+    /* Every fault the guard caught in this process: the cases' ("faults")
+     * and those of the calls made outside a case (lifecycle, handlers,
+     * queue operations), each counted once. */
+    struct guard_counters g;
+    guard_counters(&g);
+    fprintf(f, "  \"guard_caught\": %llu,\n", (unsigned long long)g.caught);
     fprintf(f, "  \"mean_depth\": %.2f,\n", stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0);
     fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "
                "\"handled\": %llu, \"walk_errors\": %llu},\n",

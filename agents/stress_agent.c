@@ -15,6 +15,7 @@
 #include "guard.h"
 #include "record.h"
 #include "jvm_regions.h"
+#include "lifecycle.h"
 #include "oracle.h"
 #include "oracle_check.h"
 #include "info_calls.h"
@@ -58,8 +59,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     jvm_regions_refresh(jni);
     /* Registered before the workload starts unloading classes: the handler
      * feeds the stale handles the info calls try. */
-    if (agent_api->register_class_unload_handler)
-        agent_api->register_class_unload_handler(info_calls_on_unload, NULL);
+    lc_register_unload_handler(agent_api, info_calls_on_unload, NULL);
     if (agent_uses_queues() && agent_api->kind == API_AGCT &&
         queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
         fail("queue", why);
@@ -93,12 +93,13 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     (void)env, (void)jni;
     double t = sampler_elapsed_s();
     sampler_stop();
+    sample_handlers_stop();
     queue_agct_stop();
     suspend_walker_stop();
     queue_verify_stop();
     if (agent_cfg.oracle) oracle_stop();
-    if (agent_api->deregister_class_unload_handler &&
-        !agent_api->deregister_class_unload_handler(info_calls_on_unload, NULL))
+    /* -1: it faulted, which the guard has recorded; 0: a wrong answer. */
+    if (agent_api->deregister_class_unload_handler && !lc_deregister_unload_handler(agent_api, info_calls_on_unload, NULL))
         fail("class unload handler", "DeregisterClassUnloadHandler did not find the handler registered at VMInit");
     stats_summary(stderr, t);
     if (!agent_cfg.quiet) queue_ops_report(stderr);
@@ -166,7 +167,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved)
         return JNI_ERR;
     }
     if (setup(vm)) return JNI_ERR;
-    int caps = agent_api->capabilities();
+    int caps = lc_capabilities(agent_api);
     if (!agent_cfg.quiet)
         fprintf(stderr, "asgf: capabilities 0x%x\n", caps);
     if (!agent_cfg.quiet)

@@ -24,6 +24,7 @@
 #include "jmethods.h"
 #include "jvm_regions.h"
 #include "jvm_threads.h"
+#include "lifecycle.h"
 #include "options.h"
 #include "info_calls.h"
 #include "qops.h"
@@ -134,6 +135,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     };
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
+        if (!strncmp(*e, "ASGF_FAKE_", 10)) continue; /* the test stand-in provider's (tests/jvm/fake_proto.c) */
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
         const struct env_def *d = env_defs;
@@ -201,11 +203,9 @@ static int mkdirs(const char *path)
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
     (void)enqueue_arg;
-    ASGST_Frame f;
-    unsigned long long n = 0;
-    while (n < 65536 && h.api->next_frame(it, &f) == 1) n++;
+    int n = lc_walk(h.api, it, "queue_handler", EXEC_WALK_LIMIT, NULL, NULL);
     atomic_fetch_add(&h.queue_walks, 1);
-    atomic_fetch_add(&h.queue_frames, n);
+    if (n > 0) atomic_fetch_add(&h.queue_frames, (unsigned long long)n);
     /* The handshake half of the qop records of earlier cases on this
      * worker (queue_arg: its registry slot + 1), guarded like the call. */
     qops_run_handshake(h.api, (int)(intptr_t)queue_arg - 1, it);
@@ -220,7 +220,7 @@ static void on_worker_start(JNIEnv *jni, const char *name, int index)
     const struct thread_info *self = threads_find(threads_gettid());
     int slot = self ? threads_slot(self) : -1;
     void *arg = (void *)(intptr_t)(slot + 1);
-    ASGST_Queue *q = h.api->register_queue ? h.api->register_queue(jni, QUEUE_SIZE, 0, on_queue_element, arg) : NULL;
+    ASGST_Queue *q = lc_register_queue(h.api, jni, QUEUE_SIZE, on_queue_element, arg);
     atomic_store(&h.queue[index], q);
     qops_thread_start(slot, q, on_queue_element, arg, QUEUE_SIZE);
     atomic_store(&h.worker_tid[index], threads_gettid());
@@ -236,8 +236,8 @@ static void on_worker_end(JNIEnv *jni, const char *name, int index)
     ASGST_FrameMark *mark;
     qops_thread_end(self ? threads_slot(self) : -1, &current, &mark);
     if (current) q = current; /* a reregister qop replaced it */
-    if (mark && h.api->remove_frame_mark) h.api->remove_frame_mark(mark);
-    if (q && h.api->deregister_queue) h.api->deregister_queue(jni, q);
+    lc_remove_frame_mark(h.api, mark);
+    lc_deregister_queue(h.api, jni, q);
 }
 
 static int live_workers(void)
@@ -411,7 +411,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
     /* Unloaded methods become the stale handles of method_info cases. */
-    if (h.api->register_class_unload_handler) h.api->register_class_unload_handler(info_calls_on_unload, NULL);
+    lc_register_unload_handler(h.api, info_calls_on_unload, NULL);
+    int caps = lc_capabilities(h.api);
     /* The agct backend's queue API: a ring per worker, drained by a
      * processing thread that walks with JVMTI (src/queue_agct.h). */
     if (h.api->kind == API_AGCT && queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
@@ -432,9 +433,9 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     h.started = 1;
     if (!h.cfg.quiet)
         fprintf(stderr,
-                "asgf: JVM up in %lld ms: backend %s, guard %s, protection %s, %d workers (%s), "
+                "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
                 "records in %s, feedback %s%s\n",
-                (sigsafe_now_ns() - t0) / 1000000, h.api->name, guard_mode_name(), h.cfg.protect ? "on" : "off",
+                (sigsafe_now_ns() - t0) / 1000000, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
                 h.cfg.workers, h.cfg.scenario, h.cfg.out, h.cfg.feedback ? "on" : "off",
                 h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "");
     return 0;

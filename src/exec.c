@@ -22,7 +22,7 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
     const struct api *api = c->cx->api;
     ASGST_Frame f;
     int n = 0, rc;
-    while (n < 65536 && (c->out->last_vm = rc = api->next_frame(it, &f)) == 1) {
+    while (n < EXEC_WALK_LIMIT && (c->out->last_vm = rc = api->next_frame(it, &f)) == 1) {
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));

@@ -17,6 +17,8 @@
 
 #include <limits.h>
 #define EXEC_NO_VM_CODE INT_MIN
+/* Frames one walk takes at most: a forged stack can loop forever. */
+#define EXEC_WALK_LIMIT 65536
 
 struct exec_ctx {
     const struct api *api;

@@ -40,16 +40,16 @@ $(BUILD)/tests/libfake_jfrll.so: tests/jvm/fake_asgst.c
 
 # The whole-API stand-in: ASGST_ with every entry point, and the newest
 # snapshot's shape (JFRLL_, without the two optional ones).
-$(BUILD)/tests/libfake_proto.so: tests/jvm/fake_proto.c src/asgst.h
+$(BUILD)/tests/libfake_proto.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ $< -lpthread -o $@
 
-$(BUILD)/tests/libfake_proto_newest.so: tests/jvm/fake_proto.c src/asgst.h
+$(BUILD)/tests/libfake_proto_newest.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ -DNEWEST $< -lpthread -o $@
 
 # ... and with three planted lifecycle bugs (tests/asgst_lifecycle.t).
-$(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c src/asgst.h
+$(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS $< -lpthread -o $@
 
@@ -96,6 +96,14 @@ $(BUILD)/tests/libstandin_stackread.so: tests/jvm/standin_stackread.c
 	$(CC) $(TEST_CFLAGS) -O1 -fno-omit-frame-pointer -shared $< -o $@
 
 TEST_BINS += $(BUILD)/tests/libstandin_stackread.so
+
+# Addresses for synthetic crash records: a fault site, its callers, and a
+# copy of the sigreturn trampoline (tests/triage_boundary.t).
+$(BUILD)/tests/libtrampoline_module.so: tests/jvm/trampoline_module.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared $< -o $@
+
+TEST_BINS += $(BUILD)/tests/libtrampoline_module.so
 
 .PHONY: tests-build
 # The oracle's lying walker (tests/jvm_oracle.t): preloaded and loaded as an agent.

@@ -44,6 +44,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 #include "asgst.h"
+#include "fault_knob.h"
 
 #ifndef PREFIX
 #define PREFIX ASGST_
@@ -162,6 +163,7 @@ struct _ASGST_Iterator {
     int options, pos, status;
     void *pc, *sp, *fp;
     unsigned salt;
+    unsigned knob_flags; /* rewound, failed, ended (fault_knob.h) */
 };
 
 /* Our rule for "decipherable": sp and fp 8-aligned and within 8 MiB of
@@ -198,43 +200,65 @@ static int init_iter(struct _ASGST_Iterator *it, void *pc, void *sp, void *fp, i
 
 static int frames_of(const struct _ASGST_Iterator *it) { return (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) ? 4 : 3; }
 
-EXPORT int NAME(Capabilities)(void) { return ASGST_REGISTER_QUEUE | ASGST_MARK_FRAME; }
+EXPORT int NAME(Capabilities)(void)
+{
+    KNOB(Capabilities);
+    return ASGST_REGISTER_QUEUE | ASGST_MARK_FRAME;
+}
+
 
 EXPORT int NAME(RunWithIterator)(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg)
 {
+    knob_hit(ASGST_EP_RunWithIterator, knob_walk_flags());
     pthread_once(&pool_once, pool_init);
     maybe_fault();
     ucontext_t *u = uc;
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, u ? UC_PC(u) : NULL, u ? UC_SP(u) : NULL, u ? UC_FP(u) : NULL, options);
-    if (rc > 0) fun(&it, arg); /* no NULL check in the prototype either */
+    if (rc > 0) knob_run_callback(fun, &it, arg); /* no NULL check in the prototype either */
     return rc;
 }
 
 EXPORT int NAME(RunWithIteratorFromFrame)(void *sp, void *fp, void *pc, int options, ASGST_IteratorHandler fun,
                                           void *arg)
 {
+    knob_hit(ASGST_EP_RunWithIteratorFromFrame, knob_walk_flags());
     pthread_once(&pool_once, pool_init);
     maybe_fault();
     struct _ASGST_Iterator it;
     int rc = init_iter(&it, pc, sp, fp, options);
-    if (rc > 0) fun(&it, arg);
+    if (rc > 0) knob_run_callback(fun, &it, arg);
     return rc;
 }
 
-EXPORT int NAME(State)(ASGST_Iterator *it)
+static int state_of(const ASGST_Iterator *it)
 {
     if (!it) return ASGST_NO_FRAME;
     if (it->status != 1) return it->status;
     return it->pos < frames_of(it) ? 1 : ASGST_NO_FRAME;
 }
 
+EXPORT int NAME(State)(ASGST_Iterator *it)
+{
+    KNOB_ITER(State, it);
+    return state_of(it);
+}
+
+/* What an iterator answered, for the knob's contexts failed and ended. */
+static int answered(ASGST_Iterator *it, int rc)
+{
+    if (rc < 0) it->knob_flags |= 1u << KC_FAILED;
+    if (rc == 0) it->knob_flags |= 1u << KC_ENDED;
+    return rc;
+}
+
 EXPORT int NAME(NextFrame)(ASGST_Iterator *it, ASGST_Frame *f)
 {
-    int st = NAME(State)(it);
+    KNOB_ITER(NextFrame, it);
+    int st = state_of(it);
     if (st <= 0) {
         f->type = 0;
-        return st;
+        return it ? answered(it, st) : st;
     }
     int nonjava = (it->options & ASGST_INCLUDE_NON_JAVA_FRAMES) && it->pos == 0;
     memset(f, 0, sizeof *f);
@@ -245,7 +269,7 @@ EXPORT int NAME(NextFrame)(ASGST_Iterator *it, ASGST_Frame *f)
     } else if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) {
         f->type = ASGST_FRAME_JAVA;
         it->pos = frames_of(it);
-        return 0; /* only pc/sp/fp, and the end */
+        return answered(it, 0); /* only pc/sp/fp, and the end */
     } else {
         struct fclass *c = live_class(it->salt + (unsigned)it->pos);
         struct fmethod *m = &c->methods[it->pos % METHODS_PER_CLASS];
@@ -256,9 +280,19 @@ EXPORT int NAME(NextFrame)(ASGST_Iterator *it, ASGST_Frame *f)
     return 1;
 }
 
-EXPORT void NAME(RewindIterator)(ASGST_Iterator *it) { it->pos = 0; }
+EXPORT void NAME(RewindIterator)(ASGST_Iterator *it)
+{
+    KNOB_ITER(RewindIterator, it);
+    it->pos = 0;
+    it->knob_flags |= 1u << KC_REWOUND;
+    if (it->knob_flags & (1u << KC_FAILED)) it->knob_flags |= 1u << KC_REWOUND_FAILED;
+}
 
-EXPORT int NAME(ThreadState)(void) { return 1 | 4; /* ALIVE | RUNNABLE */ }
+EXPORT int NAME(ThreadState)(void)
+{
+    KNOB(ThreadState);
+    return 1 | 4; /* ALIVE | RUNNABLE */
+}
 
 /* ---- method and class info: no validation, as in the prototype ---- */
 
@@ -279,6 +313,7 @@ static void write_field(const char *s, char *buf, jint *len)
 
 EXPORT void NAME(GetMethodInfo)(ASGST_Method method, ASGST_MethodInfo *info)
 {
+    KNOB(GetMethodInfo);
     struct fmethod *m = (struct fmethod *)method;
     PLANT(m && m->holder == POISON, bug_stale_method);
     struct fclass *c = m->holder;
@@ -291,10 +326,15 @@ EXPORT void NAME(GetMethodInfo)(ASGST_Method method, ASGST_MethodInfo *info)
     info->class_idnum = c->idnum;
 }
 
-EXPORT jint NAME(GetMethodIdNum)(ASGST_Method method) { return ((struct fmethod *)method)->idnum; }
+EXPORT jint NAME(GetMethodIdNum)(ASGST_Method method)
+{
+    KNOB(GetMethodIdNum);
+    return ((struct fmethod *)method)->idnum;
+}
 
 EXPORT int NAME(GetMethodLineNumberTable)(ASGST_Method method, ASGST_MethodLineNumberEntry *entries, int length)
 {
+    KNOB(GetMethodLineNumberTable);
     struct fmethod *m = (struct fmethod *)method;
     int n = m->nlines < length ? m->nlines : length;
     for (int i = 0; i < n; i++) entries[i] = m->lines[i];
@@ -304,6 +344,7 @@ EXPORT int NAME(GetMethodLineNumberTable)(ASGST_Method method, ASGST_MethodLineN
 #ifndef NEWEST
 EXPORT jint NAME(GetMethodLineNumber)(ASGST_Method method, jint bci)
 {
+    KNOB(GetMethodLineNumber);
     struct fmethod *m = (struct fmethod *)method;
     jint line = -1;
     for (int i = 0; i < m->nlines; i++)
@@ -314,6 +355,7 @@ EXPORT jint NAME(GetMethodLineNumber)(ASGST_Method method, jint bci)
 
 EXPORT void NAME(GetClassInfo)(ASGST_Class klass, ASGST_ClassInfo *info)
 {
+    KNOB(GetClassInfo);
     if (!klass) { /* the one NULL check, and it writes through the caller's pointers */
         *info->class_name = 0;
         info->class_name_length = 0;
@@ -329,15 +371,36 @@ EXPORT void NAME(GetClassInfo)(ASGST_Class klass, ASGST_ClassInfo *info)
     info->idnum = c->idnum;
 }
 
-EXPORT jlong NAME(GetClassIdNum)(ASGST_Class klass) { return ((struct fclass *)klass)->idnum; }
-EXPORT ASGST_Class NAME(GetClass)(ASGST_Method method) { return (ASGST_Class)((struct fmethod *)method)->holder; }
-EXPORT jmethodID NAME(MethodToJMethodID)(ASGST_Method method) { return (jmethodID) & ((struct fmethod *)method)->jid; }
+EXPORT jlong NAME(GetClassIdNum)(ASGST_Class klass)
+{
+    KNOB(GetClassIdNum);
+    return ((struct fclass *)klass)->idnum;
+}
+EXPORT ASGST_Class NAME(GetClass)(ASGST_Method method)
+{
+    KNOB(GetClass);
+    return (ASGST_Class)((struct fmethod *)method)->holder;
+}
+EXPORT jmethodID NAME(MethodToJMethodID)(ASGST_Method method)
+{
+    KNOB(MethodToJMethodID);
+    return (jmethodID) & ((struct fmethod *)method)->jid;
+}
 EXPORT ASGST_Method NAME(JMethodIDToMethod)(jmethodID id)
 {
+    KNOB(JMethodIDToMethod);
     return (ASGST_Method)((char *)id - offsetof(struct fmethod, jid));
 }
-EXPORT ASGST_Class NAME(JClassToClass)(jclass k) { return (ASGST_Class)((char *)k - offsetof(struct fclass, mirror)); }
-EXPORT jclass NAME(ClassToJClass)(ASGST_Class k) { return k ? (jclass) & ((struct fclass *)k)->mirror : NULL; }
+EXPORT ASGST_Class NAME(JClassToClass)(jclass k)
+{
+    KNOB(JClassToClass);
+    return (ASGST_Class)((char *)k - offsetof(struct fclass, mirror));
+}
+EXPORT jclass NAME(ClassToJClass)(ASGST_Class k)
+{
+    KNOB(ClassToJClass);
+    return k ? (jclass) & ((struct fclass *)k)->mirror : NULL;
+}
 
 static struct {
     ASGST_ClassUnloadHandler h;
@@ -346,6 +409,7 @@ static struct {
 
 EXPORT void NAME(RegisterClassUnloadHandler)(ASGST_ClassUnloadHandler h, void *arg)
 {
+    KNOB(RegisterClassUnloadHandler);
     pthread_mutex_lock(&pool_lock);
     for (int i = 0; i < MAX_UNLOAD_HANDLERS; i++)
         if (!unload_handlers[i].h) {
@@ -358,6 +422,7 @@ EXPORT void NAME(RegisterClassUnloadHandler)(ASGST_ClassUnloadHandler h, void *a
 #ifndef NEWEST
 EXPORT bool NAME(DeregisterClassUnloadHandler)(ASGST_ClassUnloadHandler h, void *arg)
 {
+    KNOB(DeregisterClassUnloadHandler);
     bool found = false;
     pthread_mutex_lock(&pool_lock);
     for (int i = 0; i < MAX_UNLOAD_HANDLERS; i++)
@@ -377,8 +442,10 @@ static void unload_one(void)
     struct fclass *c = &pool[g % N_CLASSES], *freed_before = &pool[(g + N_CLASSES - 1) % N_CLASSES];
     ASGST_Method methods[METHODS_PER_CLASS];
     for (int i = 0; i < METHODS_PER_CLASS; i++) methods[i] = (ASGST_Method)&c->methods[i];
+    knob_in_unload = 1;
     for (int i = 0; i < MAX_UNLOAD_HANDLERS; i++)
         if (unload_handlers[i].h) unload_handlers[i].h((ASGST_Class)c, methods, METHODS_PER_CLASS, false, unload_handlers[i].arg);
+    knob_in_unload = 0;
     load_class(freed_before);
     atomic_fetch_add(&generation, 1);
     for (int i = 0; i < METHODS_PER_CLASS; i++) c->methods[i].holder = POISON, c->methods[i].name = POISON;
@@ -436,7 +503,9 @@ static void run_marks(void *element_sp)
         if (!atomic_load(&m->live) || !sp || (uintptr_t)sp > (uintptr_t)element_sp) continue;
         struct _ASGST_Iterator it;
         init_iter_at(&it, (void *)1, element_sp, element_sp, m->options, 1);
+        knob_in_mark = 1;
         m->h(m, &it, m->arg);
+        knob_in_mark = 0;
     }
 }
 
@@ -445,7 +514,9 @@ static void run_proc(ASGST_Queue *q, struct proc_handler *p, ASGST_QueueElement 
     if (!p->h) return;
     struct _ASGST_Iterator it;
     init_iter_at(&it, top->pc, top->sp, top->fp, p->options, 1);
+    knob_in_processing = 1;
     p->h(q, p->offer ? &it : NULL, p->arg);
+    knob_in_processing = 0;
 }
 
 /* The queue being processed on this (processor) thread: its owner is the
@@ -473,7 +544,9 @@ static void process(ASGST_Queue *q)
     for (int i = 0; i < n && i < q->count; i++) {
         struct _ASGST_Iterator it;
         init_iter_at(&it, q->elements[i].pc, q->elements[i].sp, q->elements[i].fp, q->options, 1);
+        knob_in_queue = 1;
         q->handler(&it, q->arg, q->elements[i].arg);
+        knob_in_queue = 0;
         run_marks(q->elements[i].sp);
     }
     run_proc(q, &q->end, &q->elements[n - 1]);
@@ -501,6 +574,7 @@ static void *processor(void *arg)
 EXPORT ASGST_Queue *NAME(RegisterQueue)(JNIEnv *env, int size, int options, ASGST_QueueHandler fun, void *arg)
 {
     (void)env;
+    KNOB(RegisterQueue);
     pthread_once(&pool_once, pool_init);
     if (size < 1 || size > 1024) return NULL;
     int i = atomic_fetch_add(&n_queues, 1);
@@ -522,10 +596,11 @@ EXPORT ASGST_Queue *NAME(RegisterQueue)(JNIEnv *env, int size, int options, ASGS
 EXPORT bool NAME(DeregisterQueue)(JNIEnv *env, ASGST_Queue *q)
 {
     (void)env;
+    KNOB(DeregisterQueue);
     return q && atomic_exchange(&q->state, Q_CLOSED) != Q_CLOSED;
 }
 
-EXPORT int NAME(GetEnqueuableElement)(void *uc, ASGST_QueueElement *e)
+static int enqueuable_element(void *uc, ASGST_QueueElement *e)
 {
     ucontext_t *u = uc;
     e->pc = UC_PC(u), e->sp = UC_SP(u), e->fp = UC_FP(u);
@@ -535,8 +610,15 @@ EXPORT int NAME(GetEnqueuableElement)(void *uc, ASGST_QueueElement *e)
     return 1;
 }
 
+EXPORT int NAME(GetEnqueuableElement)(void *uc, ASGST_QueueElement *e)
+{
+    knob_hit(ASGST_EP_GetEnqueuableElement, knob_walk_flags());
+    return enqueuable_element(uc, e);
+}
+
 EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
 {
+    knob_hit(ASGST_EP_Enqueue, knob_walk_flags());
     if (!q) return ASGST_ENQUEUE_NO_QUEUE;
     maybe_fault();
     /* Before the queue is taken, so that the caught fault leaves it usable
@@ -549,7 +631,7 @@ EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
     if (q->count >= q->capacity) {
         atomic_fetch_add(&q->attempts, 1);
         rc = ASGST_ENQUEUE_FULL_QUEUE;
-    } else if (NAME(GetEnqueuableElement)(uc, &e) == ASGST_NON_JAVA_TRACE || !near((uintptr_t)e.sp, q->owner_stack)) {
+    } else if (enqueuable_element(uc, &e) == ASGST_NON_JAVA_TRACE || !near((uintptr_t)e.sp, q->owner_stack)) {
         rc = ASGST_JAVA_TRACE; /* the prototype's answer when the walk fails after the thread check */
     } else {
         e.arg = arg;
@@ -563,6 +645,7 @@ EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
 
 EXPORT ASGST_QueueElement *NAME(GetQueueElement)(ASGST_Queue *q, int n)
 {
+    KNOB(GetQueueElement);
     int count = q->count;
     if (n < 0) n += count;
     return n >= 0 && n < count ? &q->elements[n] : NULL;
@@ -570,21 +653,28 @@ EXPORT ASGST_QueueElement *NAME(GetQueueElement)(ASGST_Queue *q, int n)
 
 EXPORT ASGST_QueueSizeInfo NAME(GetQueueSizeInfo)(ASGST_Queue *q)
 {
+    KNOB(GetQueueSizeInfo);
     ASGST_QueueSizeInfo i = {q->count, q->capacity, atomic_load(&q->attempts)};
     return i;
 }
 
-EXPORT void NAME(ResizeQueue)(ASGST_Queue *q, int size) { q->pending = size < 1 ? 1 : size > 1024 ? 1024 : size; }
+EXPORT void NAME(ResizeQueue)(ASGST_Queue *q, int size)
+{
+    KNOB(ResizeQueue);
+    q->pending = size < 1 ? 1 : size > 1024 ? 1024 : size;
+}
 
 EXPORT void NAME(SetOnQueueProcessingStart)(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h,
                                             void *arg)
 {
+    KNOB(SetOnQueueProcessingStart);
     q->start = (struct proc_handler){h, arg, options, offer};
 }
 
 EXPORT void NAME(SetOnQueueProcessingEnd)(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h,
                                           void *arg)
 {
+    KNOB(SetOnQueueProcessingEnd);
     q->end = (struct proc_handler){h, arg, options, offer};
 }
 
@@ -593,6 +683,7 @@ EXPORT void NAME(SetOnQueueProcessingEnd)(ASGST_Queue *q, int options, bool offe
 EXPORT ASGST_FrameMark *NAME(RegisterFrameMark)(JNIEnv *env, ASGST_FrameMarkHandler h, int options, void *arg)
 {
     (void)env;
+    KNOB(RegisterFrameMark);
     int i = atomic_fetch_add(&n_marks, 1);
     if (i >= MAX_MARKS) return NULL;
     struct _ASGST_FrameMark *m = &marks[i];
@@ -605,13 +696,19 @@ EXPORT ASGST_FrameMark *NAME(RegisterFrameMark)(JNIEnv *env, ASGST_FrameMarkHand
 
 EXPORT void NAME(MoveFrameMark)(ASGST_FrameMark *m, void *sp)
 {
+    KNOB(MoveFrameMark);
     PLANT(sp && sp != last_frame_sp, bug_mark_off_frame);
     atomic_store(&m->sp, sp);
 }
-EXPORT void *NAME(GetFrameMarkStackPointer)(ASGST_FrameMark *m) { return atomic_load(&m->sp); }
+EXPORT void *NAME(GetFrameMarkStackPointer)(ASGST_FrameMark *m)
+{
+    KNOB(GetFrameMarkStackPointer);
+    return atomic_load(&m->sp);
+}
 
 EXPORT void NAME(RemoveFrameMark)(ASGST_FrameMark *m)
 {
+    KNOB(RemoveFrameMark);
     (void)*(volatile int *)m->owner; /* the prototype looks up the owner's watermark through the mark */
     atomic_store(&m->live, 0);
     m->owner = POISON; /* freed: a second remove reads this */
