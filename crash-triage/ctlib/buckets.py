@@ -182,7 +182,8 @@ class Store:
         b = self.buckets.get(sig)
         if b is None:
             b = {'signature': sig, 'title': title, 'alt': rep.extra.get('alt'),
-                 'frame': rep.extra.get('frame'), 'module': rep.extra.get('module'),
+                 'frame': rep.extra.get('frame'), 'frames': rep.extra.get('frames'),
+                 'module': rep.extra.get('module'),
                  'signal': self.rules.signal_class(rep),
                  'members': [], 'created': iso(time.time())}
             self.buckets[sig] = b
@@ -200,7 +201,8 @@ class Store:
                   'si_addr': None if rep.si_addr is None else '0x%x' % rep.si_addr,
                   'message': rep.message, 'flags': list(rep.flags), 'case': None,
                   'case_bytes': None, 'report_file': rep.extra.get('report_file'),
-                  'via': rep.extra.get('via'), 'key': rep.extra.get('key')}
+                  'via': rep.extra.get('via'), 'key': rep.extra.get('key'),
+                  'ended_early': bool(rep.extra.get('ended_early'))}
         case = self._write_case(sig, rep)
         if case:
             member['case'], member['case_bytes'], member['case_valid'] = case
@@ -277,7 +279,52 @@ class Store:
                 b['count'], b['counted_only'], b['via'] = new
                 self.touched.add(sig)
 
+    def fold(self):
+        """A bucket all of whose reports ended early (their backtraces ran out before an
+        entry, a boundary or the frame limit: the unwinder stopped, not the rules) goes
+        into the bucket whose signature starts with the same frames, when there is
+        exactly one: the same fault, unwound deeper. Longest first, so a chain of ever
+        shorter unwinds ends in the deepest. The target lists what it took ('folded')."""
+        def frames(b):
+            return b.get('frames') or []
+        order = sorted(self.buckets, key=lambda g: (-len(frames(self.buckets[g])), g))
+        for sig in order:
+            b = self.buckets.get(sig)
+            names = frames(b) if b else []
+            if not names or not b['members'] or not all(m.get('ended_early') for m in b['members']):
+                continue
+            into = [g for g, o in self.buckets.items() if g != sig and o['members']
+                    and o.get('signal') == b.get('signal') and len(frames(o)) > len(names)
+                    and frames(o)[:len(names)] == names]
+            if len(into) != 1:
+                continue
+            self._move(sig, into[0], len(names))
+
+    def _move(self, sig, target, depth):
+        b, t = self.buckets[sig], self.buckets[target]
+        src, dst = os.path.join(self.bdir, sig), os.path.join(self.bdir, target)
+        for m in b['members']:
+            if m.get('case') and os.path.exists(os.path.join(src, m['case'])):
+                os.makedirs(os.path.join(dst, 'cases'), exist_ok=True)
+                copy_atomic(os.path.join(src, m['case']), os.path.join(dst, m['case']))
+            m['folded_from'] = sig
+            t['members'].append(m)
+        why = ('their backtraces ended after %d frame%s, the start of this signature'
+               % (depth, '' if depth == 1 else 's'))
+        folded = [f for f in t.get('folded', []) if f['signature'] != sig]
+        folded.append({'signature': sig, 'title': b['title'], 'why': why})
+        t['folded'] = sorted(folded, key=lambda f: f['signature'])
+        for e in self.index['files'].values():
+            if sig in e.get('buckets', ()):
+                e['buckets'] = sorted(set(target if g == sig else g for g in e['buckets']))
+        b['members'] = []
+        self._ids.pop(sig, None)
+        self._ids.pop(target, None)
+        self.new_this_run.discard(sig)
+        self.touched.update((sig, target))
+
     def save(self):
+        self.fold()
         self.weigh()
         for sig in sorted(self.touched):
             b = self.buckets.get(sig)

@@ -64,12 +64,14 @@ def summarize(store, known=None, skipped=0):
             continue
         status = 'suppressed' if b.get('suppressed') else None
         if known is not None and status is None:
-            status = 'known' if (sig in known or b['title'] in known) else 'new'
+            names = {sig, b['title']} | {x for f in b.get('folded', []) for x in (f['signature'], f['title'])}
+            status = 'known' if names & known else 'new'
         buckets.append({
             'signature': sig, 'title': b['title'], 'alt': b.get('alt'), 'frame': b.get('frame'),
             'module': b.get('module'),
             'signal': b.get('signal'), 'count': b['count'], 'sources': b['sources'],
             'via': b.get('via') or {}, 'counted_only': b.get('counted_only', 0),
+            'folded': b.get('folded', []),
             'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
             'first_seen_ts': b.get('first_seen_ts'), 'status': status,
             'suppressed': b.get('suppressed'),
@@ -129,6 +131,12 @@ def via_text(b):
                                            sorted(via.items(), key=lambda x: (-x[1], x[0])))
 
 
+def folded_text(b):
+    """'; also: T1, T2' for the shallower unwinds a bucket took in (Store.fold)."""
+    f = b.get('folded') or []
+    return '; also %s (backtraces that ended early)' % ', '.join(x['title'] for x in f) if f else ''
+
+
 def markdown(summary):
     t = summary['totals']
     out = ['# Crash triage report', '',
@@ -140,7 +148,7 @@ def markdown(summary):
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
         out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
-            i, _md_cell(b['title'] + via_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
+            i, _md_cell(b['title'] + via_text(b) + folded_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
             _md_cell(b['representative']), b['repro']))
     if summary['needs_replay']:
@@ -237,7 +245,7 @@ def html_page(summary):
     for i, b in enumerate(summary['buckets'], 1):
         rows.append('<tr class="%s"><td>%d</td><td>%s<br><code>%s</code></td><td>%d</td><td>%s</td>'
                     '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
-                        e(b['status'] or ''), i, e(b['title'] + via_text(b)), e(b['signature']), b['count'],
+                        e(b['status'] or ''), i, e(b['title'] + via_text(b) + folded_text(b)), e(b['signature']), b['count'],
                         e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
                         e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
     extra = ''

@@ -4,7 +4,7 @@ import json
 import os
 import re
 
-from . import blame
+from . import blame, trampoline
 
 DEFAULT_RULES = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'rules.json')
 
@@ -33,6 +33,7 @@ LIST_KEYS = {
     'probe_faults': FRAME_KEYS,
     'stop_after': FRAME_KEYS,
     'stop_before': FRAME_KEYS,
+    'boundary': FRAME_KEYS,
     'generic': FRAME_KEYS + ('more',),
     'signal_classes': ('signal', 'message', 'class', 'why'),
     'suppressions': ('title', 'why'),
@@ -89,11 +90,12 @@ class Rules:
             c = _compile(e, ['re'], 'normalize[%d]' % i)
             self.normalize.append((c['re'], e.get('sub', ''), int(e.get('repeat', 1))))
         lists = {}
-        for name in ('skip', 'entry', 'probe_faults', 'stop_after', 'stop_before', 'generic'):
+        for name in ('skip', 'entry', 'probe_faults', 'stop_after', 'stop_before', 'boundary', 'generic'):
             lists[name] = [self._frame_rule(e, '%s rule %d' % (name, i + 1))
                            for i, e in enumerate(data.get(name, []))]
         self.skip, self.entry, self.probe = lists['skip'], lists['entry'], lists['probe_faults']
         self.stop_after, self.stop_before = lists['stop_after'], lists['stop_before']
+        self.boundary = lists['boundary']
         self.generic = lists['generic']
         self.classes = []
         for i, e in enumerate(data.get('signal_classes', [])):
@@ -175,15 +177,35 @@ class Rules:
 
         The signature is the fault's own frames up to, not including, the API entry:
         the entry, the harness below it and the signal frames are context. A fault in
-        the entry function itself has no frame above it: the entry is the signature."""
+        the entry function itself has no frame above it: the entry is the signature.
+        A boundary (the signal trampoline) ends the fault's own stack wherever it is:
+        below it lies the code the signal interrupted."""
+        return self._walk(frames, limit)[:3]
+
+    def ended_early(self, frames, limit=None):
+        """Whether the signature ran out of frames: no entry, boundary, stop rule or
+        limit ended it, the unwinder did. Its names may then be a prefix of the
+        signature a deeper unwind of the same fault gives."""
+        names, _, _, how = self._walk(frames, limit)
+        return bool(names) and how == 'ran out'
+
+    def _walk(self, frames, limit):
+        """analyse(), and how the signature ended: 'entry', 'end' (boundary), 'stop',
+        'full' (the limit or a stop_after rule) or 'ran out'."""
         limit = limit or self.top
-        out, via, steps, full = [], None, [], False
+        out, via, steps, full, how = [], None, [], False, 'ran out'
         for i, fr in enumerate(frames):
             fn = self.norm_function(fr.function)
             name = self.frame_name(fr)
+            r = self._first(self.boundary, fr, fn)
+            if r:
+                steps.append((i, 'end: below it is the code the signal interrupted', r))
+                how = 'end'
+                break
             r = out and self._first(self.stop_before, fr, fn)
             if r:
                 steps.append((i, 'stop', r))
+                how = 'stop'
                 break
             r = self._first(self.skip, fr, fn)
             if r:
@@ -192,6 +214,7 @@ class Rules:
             r = self._first(self.entry, fr, fn)
             if r:
                 via = name
+                how = 'entry'
                 if not out:
                     out.append(name)
                     steps.append((i, 'entry, kept (no frame above it)', r))
@@ -214,7 +237,9 @@ class Rules:
                 full = True
             elif len(out) >= limit:
                 full = True
-        return out, via, steps
+        if full and how == 'ran out':
+            how = 'full'
+        return out, via, steps, how
 
     def meaningful(self, frames, limit):
         """Names of the first `limit` root-cause frames."""
@@ -264,6 +289,7 @@ class Rules:
 
 def describe(rep, rules):
     """Fill rep.extra with title/alt/frame/signature; return the title."""
+    trampoline.mark(rep)
     title, names = rules.title(rep)
     alt = None
     if rules.alt_top < rules.top:
@@ -278,6 +304,8 @@ def describe(rep, rules):
     rep.extra['title'] = title
     rep.extra['alt'] = alt
     rep.extra['frame'] = names[0] if names else None
+    rep.extra['frames'] = names
+    rep.extra['ended_early'] = rules.ended_early(rep.frames)
     rep.extra['signature'] = rules.signature(title)
     blame.assign(rep, rules)        # rep.extra['module']: who faulted, VM or caller
     sup = rules.suppression(title)
@@ -288,6 +316,7 @@ def describe(rep, rules):
 
 def explain(rep, rules):
     """Lines saying, frame by frame, what the rules did and what signature results."""
+    trampoline.mark(rep)
     names, via, steps = rules.analyse(rep.frames)
     lines = ['file: %s (%s)' % (rep.path, rep.kind),
              'signal: %s -> class %s' % (rep.signal, rules.signal_class(rep))]
@@ -311,6 +340,10 @@ def explain(rep, rules):
         lines.append('probe fault: %s [%s] -> not a bucket' % (probe['why'], probe['where']))
     title = describe(rep, rules)
     lines.append('reached via: %s' % (rep.extra.get('via') or 'unknown'))
+    if rep.extra['ended_early']:
+        lines.append('ends early: the backtrace ran out after %d frame%s of the signature; a bucket '
+                     'whose signature starts with them takes this report, if there is exactly one '
+                     '(the same fault, unwound deeper)' % (len(names), '' if len(names) == 1 else 's'))
     lines.append('title: %s' % title)
     lines.append('signature: %s' % rep.extra['signature'])
     return lines

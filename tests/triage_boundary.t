@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# One fault is one bucket, however the backtrace ends. Synthetic crash records
+# point at a small module (tests/jvm/trampoline_module.c) that holds a fault
+# site, its callers, an API entry, code a signal could interrupt, and a copy
+# of the sigreturn trampoline placed where a symbolizer names it after the
+# function before it (as libc's gives __GI___sigaction):
+#  - a fault taken in a signal handler, whose backtrace runs through the
+#    trampoline into whatever code the signal interrupted: the trampoline,
+#    known by its code, ends the signature, so two interrupted places are one
+#    bucket;
+#  - a backtrace that stopped one frame early goes into the one bucket whose
+#    signature starts with its frames, and --explain says why; with two such
+#    buckets it stays apart.
+cd "$(dirname "$0")/.." && . tests/lib.sh
+[ "$(uname -m)" = x86_64 ] || [ "$(uname -m)" = aarch64 ] || { echo "ok 1 # SKIP no trampoline code for $(uname -m)"; echo 1..1; exit 0; }
+make_scratch
+export TRIAGE_REPLAY=/nonexistent/replay
+mod=$PWD/$BUILD/tests/libtrampoline_module.so
+addr() { printf '0x%x' $(( 0x$(nm "$mod" | awk -v s="$1" '$3 == s {print $1}') + $2 )); }
+
+# record DIR NAME KEY FRAME...: a crash record whose frames are SYMBOL+DELTA
+# (the first is the faulting pc, the others return addresses).
+n=0
+record() {
+  local dir=$1 name=$2 key=$3 i=0 f sym delta off
+  shift 3
+  mkdir -p "$dir"
+  n=$((n + 1))
+  {
+    printf 'ASGF-RECORD 1\npid: 4242\ntid: %d\nthread: asgst-worker-0\ntime_ns: 1795306496292651059\n' $((4300 + n))
+    printf 'backend: asgst\nentry: run_with_iterator\nmode: signal\nkey: %s\noutcome: fault\nvm_last: none\n' "$key"
+    printf 'signal: 11 SIGSEGV\nsi_code: 1\nsi_addr: 0x0000000000000018\n'
+    for f in "$@"; do
+      sym=${f%+*} delta=${f#*+}
+      off=$(addr "$sym" "$delta")
+      [ $i = 0 ] && printf 'pc: 0x00007f0000%06x %s+%s\n' $((off)) "$mod" "$off"
+      printf 'frame: %d 0x00007f0000%06x %s+%s\n' $i $((off)) "$mod" "$off"
+      i=$((i + 1))
+    done
+    printf 'case: 4153474601000000000000000000000000010100450000000000000001020200556e6196fd8c48dc\nEND\n'
+  } > "$dir/record-4242-$((4300 + n))-0.txt"
+}
+buckets() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join("%d %s" % (b["count"], b["title"]) for b in r["buckets"]))' "$1/report.json"; }
+
+# A fault in a signal handler, two interrupted places.
+record "$d/sig" a 00000000000000a1 tm_fault_site+4 tm_caller_a+4 tm_sigreturn+0 tm_interrupted_a+4 tm_run_from+4
+record "$d/sig" b 00000000000000a2 tm_fault_site+4 tm_caller_a+4 tm_sigreturn+0 tm_interrupted_b+4 tm_caller_b+4
+crash-triage/triage --out "$d/o-sig" "$d/sig" > "$d/t-sig" 2>&1
+b=$(buckets "$d/o-sig")
+[ "$b" = "2 SIGSEGV in tm_fault_site < tm_caller_a" ]
+ok $? "the trampoline ends the signature: the interrupted code is not in it ($(echo $b))"
+crash-triage/triage --explain "$(ls "$d"/sig/record-*.txt | head -1)" > "$d/x-sig" 2>&1
+grep -q '^  #2 .* -> end: below it is the code the signal interrupted \[boundary rule 1: the signal trampoline, known by its code' "$d/x-sig"
+ok $? "--explain names the trampoline by its code, whatever the symbolizer calls it ($(sed -n 5p "$d/x-sig" | cut -c1-70))"
+crash-triage/triage --no-symbolize --out "$d/o-sig2" "$d/sig" > /dev/null 2>&1
+[ "$(buckets "$d/o-sig2" | wc -l)" = 1 ]; ok $? "without symbols too: the trampoline is found by its code"
+
+# A backtrace that stopped early, beside the deeper one of the same fault.
+record "$d/deep" deep 00000000000000b1 tm_fault_site+4 tm_run_from+4 ASGST_RunWithIterator+4 tm_caller_a+4
+record "$d/deep" deep2 00000000000000b1 tm_fault_site+4 tm_run_from+4 ASGST_RunWithIterator+4 tm_caller_b+4
+record "$d/deep" short 00000000000000b2 tm_fault_site+4
+crash-triage/triage --out "$d/o-deep" "$d/deep" > "$d/t-deep" 2>&1
+b=$(buckets "$d/o-deep")
+[ "$b" = "3 SIGSEGV in tm_fault_site < tm_run_from" ]
+ok $? "a backtrace that ended early joins the deeper bucket of its fault ($(echo $b))"
+grep -q 'also SIGSEGV in tm_fault_site (backtraces that ended early)' "$d/o-deep/report.md"
+ok $? "the report says which bucket it took in"
+crash-triage/triage --explain "$(grep -l "tm_fault_site\|$(addr tm_fault_site 4)" "$d"/deep/record-*.txt | tail -1)" > "$d/x-deep" 2>&1
+grep -q '^ends early: the backtrace ran out after 1 frame of the signature' "$d/x-deep"
+ok $? "--explain says why ($(grep '^ends early' "$d/x-deep" | cut -c1-60)...)"
+# Known lists naming the shallow title still match the bucket that took it in.
+echo "SIGSEGV in tm_fault_site" > "$d/known"
+crash-triage/triage --out "$d/o-known" --known "$d/known" "$d/deep" > /dev/null 2>&1
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); sys.exit(r["totals"]["known"] != 1)' "$d/o-known/report.json"
+ok $? "a known list naming the shallow title knows the bucket"
+# Run again on the same output with one more shallow record: it goes the same way.
+record "$d/deep" short2 00000000000000b2 tm_fault_site+4
+crash-triage/triage --out "$d/o-deep" "$d/deep" > /dev/null 2>&1
+b=$(buckets "$d/o-deep")
+[ "$b" = "4 SIGSEGV in tm_fault_site < tm_run_from" ]; ok $? "an incremental run folds the new shallow record too ($(echo $b))"
+
+# Two deeper buckets: which one a shallow record belongs to is not known.
+record "$d/two" x 00000000000000c1 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4
+record "$d/two" y 00000000000000c2 tm_other_site+4 tm_caller_b+4 ASGST_RunWithIterator+4
+record "$d/two" z 00000000000000c3 tm_other_site+4
+crash-triage/triage --out "$d/o-two" "$d/two" > /dev/null 2>&1
+[ "$(buckets "$d/o-two" | wc -l)" = 3 ]; ok $? "with two deeper buckets the shallow one stays apart ($(buckets "$d/o-two" | tr '\n' ';'))"
+# A complete short signature (reached via an entry) is its own bucket.
+record "$d/entry" e 00000000000000d1 tm_other_site+4 ASGST_RunWithIterator+4
+record "$d/entry" f 00000000000000d2 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4
+crash-triage/triage --out "$d/o-entry" "$d/entry" > /dev/null 2>&1
+[ "$(buckets "$d/o-entry" | wc -l)" = 2 ]; ok $? "a fault reached straight from the entry is not folded into a deeper caller's bucket"
+tap_done
