@@ -1,4 +1,5 @@
 /* Agent statistics (see stats.h). */
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include "api.h"
@@ -184,6 +185,13 @@ int stats_write_json(const char *path, double t, const char *config_line)
     struct guard_counters g;
     guard_counters(&g);
     fprintf(f, "  \"guard_caught\": %llu,\n", (unsigned long long)g.caught);
+    /* Where the campaign let this VM run (ci/job pins each job to the CPUs it takes). */
+    cpu_set_t cpus;
+    fprintf(f, "  \"cpus_allowed\": \"");
+    if (!sched_getaffinity(0, sizeof cpus, &cpus))
+        for (int c = 0, first = 1; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &cpus)) fprintf(f, "%s%d", first ? "" : ",", c), first = 0;
+    fprintf(f, "\",\n");
     fprintf(f, "  \"mean_depth\": %.2f,\n", stats.traces ? (double)stats.depth_sum / (double)stats.traces : 0.0);
     fprintf(f, "  \"queue\": {\"enqueued\": %llu, \"full\": %llu, \"contended\": %llu, \"batches\": %llu, "
                "\"handled\": %llu, \"walk_errors\": %llu},\n",

@@ -114,22 +114,33 @@ static int set_from_env(struct harness_config *c, const struct env_def *d, const
     return why ? errorf(err, errlen, "%s: %s \"%s\"", d->name, why, v) : 0;
 }
 
+/* CPUs this process may run on (a campaign pins each job to its own). */
+static int allowed_cpus(void)
+{
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) ? 2 : CPU_COUNT(&set);
+}
+
 /* One busy worker per core, leaving a core to the fuzzer thread: a worker
  * that waits for a core answers its signal a scheduler tick late (measured
  * on 2 cores: 1 worker ~27k execs/s, 2 workers ~7k). */
 static int default_workers(void)
 {
-    cpu_set_t set;
-    int n = sched_getaffinity(0, sizeof set, &set) ? 2 : CPU_COUNT(&set);
+    int n = allowed_cpus();
     return n > 1 ? (n - 1 < MAX_WORKERS ? n - 1 : MAX_WORKERS) : 1;
 }
+
+/* Spinning for the worker's answer pays only while the worker can run on
+ * another CPU at the same time: confined to one CPU, the fuzzer thread's
+ * spin only keeps the worker from running. */
+static long default_spin_us(void) { return allowed_cpus() > 1 ? 50 : 0; }
 
 int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
 {
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = 50, .batch = 32, .hold_us = 200, .warmup_ms = 300,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT,
     };
@@ -417,6 +428,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
      * processing thread that walks with JVMTI (src/queue_agct.h). */
     if (h.api->kind == API_AGCT && queue_agct_start(jmethods_jvmti(), env, QUEUE_PERIOD_NS, 0, &why))
         return errorf(err, errlen, "agct queue: %s", why);
+    if (h.cfg.spin_us < 0) h.cfg.spin_us = default_spin_us();
     if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
     target_set_batch((int)h.cfg.batch, h.cfg.hold_us * 1000LL);
 
@@ -434,9 +446,9 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
-                "records in %s, feedback %s%s\n",
+                "%d CPUs, spin %ld us, records in %s, feedback %s%s\n",
                 (sigsafe_now_ns() - t0) / 1000000, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
-                h.cfg.workers, h.cfg.scenario, h.cfg.out, h.cfg.feedback ? "on" : "off",
+                h.cfg.workers, h.cfg.scenario, allowed_cpus(), h.cfg.spin_us, h.cfg.out, h.cfg.feedback ? "on" : "off",
                 h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "");
     return 0;
 }

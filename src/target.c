@@ -68,43 +68,71 @@ static struct {
 static unsigned long long word(unsigned long long gen, enum phase p) { return gen << 3 | p; }
 static int cas(unsigned long long from, unsigned long long to) { return atomic_compare_exchange_strong(&req.word, &from, to); }
 
-/* The caller spins for up to spin_ns, then sleeps on wake_word, which the
- * target bumps (and wakes only if the caller sleeps) whenever it moves the
- * request on. A wake-up across cores costs ~25 us in this VM, about a whole
- * walk, so a caller that can spend a core on it spins first (libFuzzer:
- * 28k -> 50-65k execs/s with 50 us); an unbounded spin stalled round trips
- * by scheduler ticks when the target lost its core, and nanosleep polling
- * added ~50 us of timer slack. */
-static _Atomic int wake_word, caller_sleeps;
+/*
+ * Waiting, on both sides: spin for up to spin_ns while the other side is
+ * on a CPU, then sleep on a futex that the other side bumps (and wakes, if
+ * we sleep) whenever it moves the request on. Spinning buys the round trip
+ * of a wake-up when both threads have a core; a thread that spins while
+ * its peer waits for that core only delays it, which is what two jobs on
+ * two cores did (1.2k execs/s each, against 288k alone), so a side that
+ * sees its peer asleep does not spin at all. A futex wait and wake are raw
+ * syscalls: async-signal-safe in the target's handler.
+ */
+struct waiter {
+    _Atomic int word;   /* bumped on every change meant for this side */
+    _Atomic int sleeps; /* this side is in (or about to enter) FUTEX_WAIT */
+};
+static struct waiter caller_w, target_w;
 static long long spin_ns;
 
-/* [handler-safe] */
-static void wake_caller(void)
+/* [handler-safe] Tells side w that the request word moved. */
+static void wake(struct waiter *w)
 {
-    atomic_fetch_add(&wake_word, 1);
-    if (atomic_load(&caller_sleeps)) syscall(SYS_futex, &wake_word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    atomic_fetch_add(&w->word, 1);
+    if (atomic_load(&w->sleeps)) syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
+
+/* [handler-safe] Waits as side `self` while *watch equals `v`, until
+ * deadline (CLOCK_MONOTONIC ns); 1 if it changed. `peer`: the other side,
+ * whose sleeping makes spinning pointless. */
+static int wait_while(struct waiter *self, const struct waiter *peer, const _Atomic unsigned long long *watch,
+                      unsigned long long v, _Atomic int *also, long long deadline)
+{
+    long long now = sigsafe_now_ns(), spin_end = now + spin_ns;
+    while (now < spin_end && !atomic_load(&peer->sleeps)) {
+        if (atomic_load(watch) != v || (also && !atomic_load(also))) return 1;
+        arch_cpu_relax();
+        now = sigsafe_now_ns();
+    }
+    for (;;) {
+        int seen = atomic_load(&self->word);
+        if (atomic_load(watch) != v || (also && !atomic_load(also))) return 1;
+        long long left = deadline - sigsafe_now_ns();
+        if (left <= 0) return 0;
+        struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
+        atomic_store(&self->sleeps, 1);
+        if (atomic_load(watch) == v && (!also || atomic_load(also)))
+            syscall(SYS_futex, &self->word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
+        atomic_store(&self->sleeps, 0);
+    }
+}
+
+/* [handler-safe] */
+static void wake_caller(void) { wake(&caller_w); }
 
 /* Caller side: waits while the request word equals `w`; 1 if it changed
  * before the deadline. */
 static int wait_change(unsigned long long w, long long deadline)
 {
-    long long spin_end = sigsafe_now_ns() + spin_ns;
-    while (sigsafe_now_ns() < spin_end) {
-        if (atomic_load(&req.word) != w) return 1;
-        arch_cpu_relax();
-    }
-    for (;;) {
-        int seen = atomic_load(&wake_word);
-        if (atomic_load(&req.word) != w) return 1;
-        long long left = deadline - sigsafe_now_ns();
-        if (left <= 0) return 0;
-        struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
-        atomic_store(&caller_sleeps, 1);
-        if (atomic_load(&req.word) == w)
-            syscall(SYS_futex, &wake_word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-        atomic_store(&caller_sleeps, 0);
-    }
+    return wait_while(&caller_w, &target_w, &req.word, w, NULL, deadline);
+}
+
+/* Caller side: a swap of the request word that the held target waits for. */
+static int move(unsigned long long from, unsigned long long to)
+{
+    if (!cas(from, to)) return 0;
+    wake(&target_w);
+    return 1;
 }
 
 /* Caller side: waits until the request word has moved past `w` and past
@@ -177,9 +205,12 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
         } else {
             break; /* released, or the caller moved on */
         }
-        arch_cpu_relax();
+        /* Nothing to do until the caller moves the word, or our own limit. */
+        long long until = w == word(gen, BUSY) ? hard : walk_pending ? hard : leave_at < hard ? leave_at : hard;
+        wait_while(&target_w, &caller_w, &req.word, w, NULL, until);
     }
     atomic_store(&holding, 0);
+    wake_caller(); /* wait_left() */
 }
 
 /* [handler-safe] */
@@ -246,7 +277,7 @@ static int walk_held(unsigned long long gen, const struct exec_ctx *cx, const st
     if (!cas(word(gen, HELD), word(gen, BUSY))) return 0;
     exec_case(cx, p, req.uc, req.self, out);
     atomic_store(&req.walked, gen);
-    if (!cas(word(gen, BUSY), word(gen, keep ? HELD : RELEASED))) atomic_fetch_add(&n_held_too_long, 1);
+    if (!move(word(gen, BUSY), word(gen, keep ? HELD : RELEASED))) atomic_fetch_add(&n_held_too_long, 1);
     return 1;
 }
 
@@ -254,8 +285,10 @@ static int walk_held(unsigned long long gen, const struct exec_ctx *cx, const st
  * target back in its own code. */
 static void wait_left(void)
 {
+    static const _Atomic unsigned long long never = 0;
     long long deadline = sigsafe_now_ns() + 20000000LL;
-    while (atomic_load(&holding) && sigsafe_now_ns() < deadline) arch_cpu_relax();
+    while (atomic_load(&holding) && sigsafe_now_ns() < deadline)
+        wait_while(&caller_w, &target_w, &never, 0, &holding, deadline);
 }
 
 /* Ends the caller's batch: releases the target if it still holds (a
@@ -264,7 +297,7 @@ static void wait_left(void)
 static void end_batch(void)
 {
     if (!batch.tid) return;
-    cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    move(word(batch.gen, HELD), word(batch.gen, RELEASED));
     batch.tid = 0;
     wait_left();
 }
@@ -289,7 +322,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     }
     req.mode = mode, req.cx = cx, req.prog = p, req.out = out;
     unsigned long long next = word(batch.gen + 1, NEXT);
-    if (!cas(word(batch.gen, HELD), next)) { /* it left: idle too long */
+    if (!move(word(batch.gen, HELD), next)) { /* it left: idle too long */
         end_batch();
         return TARGET_NO_SIGNAL;
     }
@@ -304,8 +337,8 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     }
     /* Timed out (or a claim was taken back): take the case back, and if it
      * ended meanwhile, release the target anyway. */
-    if (!cas(next, word(batch.gen, IDLE)) && !cas(word(batch.gen, RUNNING), word(batch.gen, IDLE)))
-        cas(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    if (!move(next, word(batch.gen, IDLE)) && !move(word(batch.gen, RUNNING), word(batch.gen, IDLE)))
+        move(word(batch.gen, HELD), word(batch.gen, RELEASED));
     batch.tid = 0;
     return TARGET_TIMEOUT;
 }
@@ -340,7 +373,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
                 batch.until = sigsafe_now_ns() + batch_hold_ns - batch_hold_ns / 8;
                 return rc;
             }
-            if (mode != MODE_THREAD) cas(word(gen, HELD), word(gen, RELEASED));
+            if (mode != MODE_THREAD) move(word(gen, HELD), word(gen, RELEASED));
             wait_left();
         }
     }

@@ -66,6 +66,14 @@ set -- $(fields "$d/replay.log")
 [ "${1:-0}" -eq 60 ] && [ "${2:-0}" -eq 60 ]
 ok $? "asgf-replay: one signal per attempt by default (${1:-?} cases on ${2:-?} signals)"
 
+# Confined to one CPU (as a campaign job with cores=1), the two sides of the
+# hand-off take turns on it: nobody spins, and every case still runs.
+taskset -c 0 fuzz/run-libfuzzer --runs 20000 --keep-going --out "$d/onecpu" > "$d/onecpu.log" 2>&1
+rc=$?
+set -- $(fields "$d/onecpu.log")
+[ $rc = 0 ] && grep -q ', 1 CPUs, spin 0 us,' "$d/onecpu.log" && [ "${1:-0}" -ge 19000 ] && grep -q "not run 0," "$d/onecpu.log"
+ok $? "on one CPU: no spinning, every case ran (exit $rc, $(grep -o '[0-9]* CPUs, spin [0-9]* us' "$d/onecpu.log"), ${1:-?} cases on ${2:-?} signals)"
+
 ASGF_BATCH=0 fuzz/run-libfuzzer --runs 10 --out "$d/bad" > "$d/bad.log" 2>&1
 rc=$?
 [ $rc -ne 0 ] && grep -q 'ASGF_BATCH' "$d/bad.log"; ok $? "ASGF_BATCH=0 is refused by name (exit $rc)"

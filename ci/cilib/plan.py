@@ -23,12 +23,14 @@ def job_seed(campaign_seed, round_no, spec_index):
 
 
 def rounds_for(specs, budget, reserve, slots, fixed=None):
-    """How many rounds the budget can fill on `slots` parallel job slots.
-    Rounds that do not fit are cut by the deadline, so erring high is safe."""
+    """How many rounds the budget can fill on `slots` CPUs, each job taking the
+    CPUs it keeps busy (its `cores`, at most all of them) for its slot. Rounds
+    that do not fit are cut by the deadline, so erring high is safe."""
     if fixed:
         return int(fixed)
-    per_round = sum(s['job_time'] + JOB_OVERHEAD for s in specs)
-    capacity = max(0.0, budget - reserve) * max(1, slots)
+    slots = max(1, slots)
+    per_round = sum((s['job_time'] + JOB_OVERHEAD) * min(slots, int(s['params'].get('cores', 1))) for s in specs)
+    capacity = max(0.0, budget - reserve) * slots
     return max(1, int(math.ceil(capacity / per_round)))
 
 

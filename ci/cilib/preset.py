@@ -38,13 +38,27 @@ STRESS_DEFAULTS = {
     'scenario': 'spin,recursion,inline,deopt', 'mode': 'signal', 'api': 'auto',
     'interval': '100us', 'mutate': 'none', 'agent': '', 'threads': '2', 'jvm': 'default',
 }
-STRESS_FIXED = ('flags', 'job_time', 'heap', 'jcmd')
+STRESS_FIXED = ('flags', 'job_time', 'heap', 'jcmd', 'cores')
 FUZZ_KEYS = {
     'libfuzzer': ('instances', 'job_time', 'asan', 'keep_going', 'scenario', 'workers', 'api',
-                  'protect', 'test_plant', 'feedback', 'extra', 'jvm'),
+                  'protect', 'test_plant', 'feedback', 'extra', 'jvm', 'cores'),
     'afl': ('instances', 'job_time', 'keep_going', 'scenario', 'workers', 'api', 'protect',
-            'test_plant', 'feedback', 'extra', 'jvm'),
+            'test_plant', 'feedback', 'extra', 'jvm', 'cores'),
 }
+
+
+def busy_threads(kind, params):
+    """The CPUs a job keeps busy, which ci/job takes (and pins the job to) before
+    it starts: a stress job's workload threads; a fuzzer's thread and its busy
+    workers (the worker held in its handler, the fuzzer thread posting cases).
+    A section's `cores` overrides it: 1 puts a fuzzer and its worker on one
+    CPU, where the hand-off is a context switch instead of a wake-up across
+    CPUs."""
+    if params.get('cores'):
+        return int(params['cores'])
+    if kind == 'stress':
+        return int(params.get('threads') or 2)
+    return 1 + int(params.get('workers') or 1)
 KINDS = ('stress', 'libfuzzer', 'afl')
 
 MODES = ('signal', 'thread', 'queue')
@@ -227,6 +241,7 @@ def _stress(section, kind, items, camp, errors):
     jcmd = items.get('jcmd', '')
     if jcmd and not re.fullmatch(r'[1-9]\d*', jcmd):
         errors.append("[%s] jcmd: seconds between thread dumps, got '%s'" % (section, jcmd))
+    cores = _cores(section, items, errors)
     job_time = _job_time(section, items, camp, errors)
     out = []
     for combo in itertools.product(*axes):
@@ -239,11 +254,20 @@ def _stress(section, kind, items, camp, errors):
             params['flags'] = ','.join(flags)
         if heap:
             params['heap'] = heap
+        params['cores'] = str(busy_threads(kind, dict(params, cores=cores)))
         mut = params['mutate'].split(':')[0]
         out.append({'kind': kind, 'section': section, 'job_time': job_time,
                     'tag': 'stress-%s-%s' % (params['mode'], mut), 'params': params,
                     'desc': ' '.join('%s=%s' % (k, v) for k, v in params.items() if v)})
     return out
+
+
+def _cores(section, items, errors):
+    v = items.get('cores', '').strip()
+    if v and not re.fullmatch(r'[1-9]\d*', v):
+        errors.append("[%s] cores: CPUs the job keeps busy, a number >= 1, got '%s'" % (section, v))
+        return ''
+    return v
 
 
 def _fuzz(section, kind, items, camp, errors):
@@ -268,11 +292,13 @@ def _fuzz(section, kind, items, camp, errors):
         if ' ' in items.get(k, '').strip():
             errors.append("[%s] %s: no blanks (separate with commas)" % (section, k))
     job_time = _job_time(section, items, camp, errors)
+    _cores(section, items, errors)
     group = _slug(section)
     out = []
     for i in range(int(n)):
         params = {k: items[k].strip() for k in known
                   if k not in ('instances', 'job_time') and items.get(k, '').strip()}
+        params['cores'] = str(busy_threads(kind, params))
         if kind == 'afl':
             # Instance 0 is the -M main instance of the group's sync dir, the rest -S.
             params['role'] = 'M' if i == 0 else 'S'

@@ -228,7 +228,8 @@ class Campaign:
         slot_max = max(s['job_time'] for s in self.specs)
         argv = ['parallel', '--joblog', self.path('joblog'), '-a', self.path('jobs.txt'),
                 '--colsep', '\t', '-j', str(cfg['jobs']), '--halt', cfg['halt'],
-                '--timeout', str(int(slot_max * 1.25 + 30 + 60)), '--line-buffer']
+                # a job may first wait, up to a slot, for the CPUs it keeps busy (ci/job)
+                '--timeout', str(int(slot_max * 2.25 + 30 + 60)), '--line-buffer']
         if resume:
             argv.append('--resume')
         if cfg['sshloginfile']:
