@@ -16,7 +16,7 @@ agent: $(AGENT_LIB)
 
 # The agent's option checker as a program (presets use it): build/bin/asgf-agent-options
 # loads the agent library and calls its own parser.
-$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent.h $(AGENT_LIB)
+$(BUILD)/bin/asgf-agent-options: agents/tools/check_options.c agents/agent_config.h $(AGENT_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Iagents $< -ldl -o $@
 

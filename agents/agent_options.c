@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "agent.h"
+#include "agent_config.h"
 #include "case.h"
+#include "casegen.h"
 #include "options.h"
-#include "queue_ops.h"
 #include "record.h"
 #include "startup.h"
 
@@ -106,7 +106,7 @@ static const char *set_timer(void *c, const char *v)
     return NULL;
 }
 
-static const char *set_queue_ops(void *c, const char *v) { return queue_ops_parse(v, &CFG(c)->queue_ops); }
+static const char *set_queue_ops(void *c, const char *v) { return casegen_qop_groups_parse(v, &CFG(c)->queue_ops); }
 
 /* qops=OP:VALUE+OP:VALUE...: case_codes.h's qop names. */
 static const char *set_qops(void *c, const char *v)
@@ -175,11 +175,13 @@ static const struct opt_def defs[] = {
     {"oracle_rules", "file of the oracle's excuse rules (default: the built-in agents/oracle-rules.txt)", set_oracle_rules},
     {"timer", "sampler|posix: who sends the signals: the sampler thread (tgkill each round) or a per-thread kernel "
               "timer (signal and queue modes; default sampler)", set_timer},
-    {"queue_ops", "mode=queue: lifecycle operations besides Enqueue, all|none|names joined by + from resize, handlers, "
-                  "elements, foreign, reregister, marks, info (default all)", set_queue_ops},
+    {"queue_ops", "mode=queue (and mode=thread: those of the queue handler): lifecycle operations besides Enqueue, "
+                  "all|none|names joined by + from resize, handlers, elements, foreign, reregister, marks, info "
+                  "(default all)", set_queue_ops},
     {"qops", "qop records every case carries, OP:VALUE joined by + (e.g. resize:1+enqueue:0+mark_move:-2; names in "
              "corpus/FORMAT.md): run after the call, in the crash record's case bytes", set_qops},
-    {"max_records", "crash records written at most in the record directory; later faults are counted (default 10000)", set_max_records},
+    {"max_records", "crash records written at most in the record directory; later faults are counted (default "
+                    RECORD_TEXT(RECORD_TOTAL_DEFAULT) ")", set_max_records},
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
     {"test_plant", "TEST HOOK: agct walks write frames to this address, or to the safepoint poll page with 'poll' (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
@@ -190,8 +192,8 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1, .max_records = 10000, .records_per_key = RECORD_PER_KEY_DEFAULT,
-        .queue_ops = QOPS_ALL,
+        .queue_size = 64, .suspend = 1, .max_records = RECORD_TOTAL_DEFAULT, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .queue_ops = CASEGEN_QOPS_ALL,
     };
     if (options_parse(text, defs, cfg, err, errlen)) return -1;
     return agent_options_verify(text, cfg, err, errlen);
@@ -205,7 +207,7 @@ static const struct {
 } mode_only[] = {
     {"queue_size", 1u << MODE_QUEUE | 1u << MODE_THREAD},
     {"verify", 1u << MODE_QUEUE},
-    {"queue_ops", 1u << MODE_QUEUE},
+    {"queue_ops", 1u << MODE_QUEUE | 1u << MODE_THREAD}, /* thread mode: in the held thread's queue handler */
     {"suspend", 1u << MODE_THREAD},
     {"timer", 1u << MODE_SIGNAL | 1u << MODE_QUEUE},
 };
@@ -235,3 +237,8 @@ int agent_options_verify(const char *text, const struct agent_config *cfg, char 
 }
 
 void agent_options_help(int fd) { options_help(defs, fd); }
+
+int agent_config_uses_queues(const struct agent_config *cfg, const struct api *api)
+{
+    return cfg->mode == MODE_QUEUE || (cfg->mode == MODE_THREAD && api && api->enqueue && api->register_queue);
+}

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "agent.h"
+#include "corpus_cases.h"
 #include "arch.h"
 
 #define MAX_CASES 4096

@@ -28,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agct.h"
-#include "agent.h"
+#include "fnv.h"
 #include "jmethods.h"
 #include "jvm_threads.h"
 #include "oracle.h"
@@ -65,6 +65,9 @@ static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-b
 enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_NO_EDGE, K_WRONG_OLDEST, K_COUNT };
 
 static _Atomic int running;
+static jvmtiEnv *jvmti;      /* oracle_prepare's */
+static const char *out_dir; /* oracle_start's: where mismatch records go */
+static int graph;           /* oracle_start's: also the call-graph check */
 static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
 static _Atomic long long longest_hold_ns;
 static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown, oldest_checked;
@@ -171,7 +174,7 @@ void oracle_thread_start(JNIEnv *jni)
 {
     const struct thread_info *self = threads_find(threads_gettid());
     jthread t;
-    if (!self || !agent_jvmti || (*agent_jvmti)->GetCurrentThread(agent_jvmti, &t) != JVMTI_ERROR_NONE) return;
+    if (!self || !jvmti || (*jvmti)->GetCurrentThread(jvmti, &t) != JVMTI_ERROR_NONE) return;
     pthread_mutex_lock(&refs_lock);
     refs[threads_slot(self)] = (*jni)->NewGlobalRef(jni, t);
     pthread_mutex_unlock(&refs_lock);
@@ -224,10 +227,9 @@ static void method_text(jmethodID m, char *out, size_t len)
  * same in every process, as jmethodIDs are not. */
 static uint64_t mismatch_key(const char *kind, const char *method)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *c = kind; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
-    h = (h ^ '|') * 1099511628211ULL;
-    for (const char *c = method; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ULL;
+    uint64_t h = fnv1a(FNV1A_BASIS, kind, strlen(kind));
+    h = fnv1a_byte(h, '|');
+    h = fnv1a(h, method, strlen(method));
     return h;
 }
 
@@ -239,15 +241,13 @@ static void write_record(int tid, const char *tname, const char *kind, uint64_t 
 {
     static char text[1 << 17];
     char m[512], path[400];
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    size_t used = 0;
+    SBUF(head, text);
+    record_head(&head, tid, tname, "agct", "AsyncGetCallTrace", "oracle");
+    size_t used = head.len;
 #define OUT(...) do { int w_ = snprintf(text + used, sizeof text - used, __VA_ARGS__); \
         if (w_ > 0) used = used + (size_t)w_ < sizeof text ? used + (size_t)w_ : sizeof text - 1; } while (0)
-    OUT("ASGF-RECORD 1\npid: %d\ntid: %d\nthread: %s\ntime_ns: %lld\nbackend: agct\nentry: AsyncGetCallTrace\n"
-        "mode: oracle\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n",
-        (int)getpid(), tid, tname, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec,
-        (unsigned long long)key, kind, at, method, na);
+    OUT("\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n", (unsigned long long)key, kind, at,
+        method, na);
     /* Workers are named asgst-worker-SCENARIO-N (stress/README.md): the
      * scenario under the oracle again is the reproducer. */
     const char *scn = strncmp(tname, "asgst-worker-", 13) ? NULL : tname + 13;
@@ -276,7 +276,7 @@ static void write_record(int tid, const char *tname, const char *kind, uint64_t 
     }
     OUT("END\n");
 #undef OUT
-    record_text(agent_cfg.out, key, text, used, path, sizeof path);
+    record_text(out_dir, key, text, used, path, sizeof path);
 }
 
 static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method, const char *why,
@@ -495,7 +495,7 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
     if ((*env)->GetThreadState(env, jt, &state) != JVMTI_ERROR_NONE) return;
     if ((state & JVMTI_THREAD_STATE_RUNNABLE) && !(state & JVMTI_THREAD_STATE_IN_NATIVE)) {
         atomic_fetch_add(&not_held, 1);
-        if (agent_cfg.oracle_graph) check_sampled(env, jni, t, jt, ag);
+        if (graph) check_sampled(env, jni, t, jt, ag);
         return;
     }
     long long held_at = sigsafe_now_ns();
@@ -548,6 +548,7 @@ static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
 
 int oracle_prepare(jvmtiEnv *env)
 {
+    jvmti = env;
     oracle_check_set_excuse(check_excused);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
@@ -559,8 +560,9 @@ int oracle_prepare(jvmtiEnv *env)
 
 int oracle_walk_signal(void) { return SIGRTMIN + 4; }
 
-int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char **why)
+int oracle_start(jvmtiEnv *env, JNIEnv *jni, const char *out, int call_graph, const char **why)
 {
+    out_dir = out, graph = call_graph;
     if (!(walker = agct_resolve())) return *why = "AsyncGetCallTrace not found in this VM", -1;
     /* SIGPROF waits while the walk runs: the sampler's handler (with its
      * crash protection) never nests inside this one. */
@@ -588,7 +590,7 @@ void oracle_report(FILE *f)
     fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu, longest hold %.3f ms\n",
             (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held,
             (double)longest_hold_ns / 1e6);
-    if (agent_cfg.oracle_graph)
+    if (graph)
         fprintf(f, "asgf: oracle: sampled walks of running threads %llu (not walkable %llu), call edges checked %llu "
                 "(unknown %llu), no call edge %llu; oldest frames checked %llu, wrong %llu\n", (unsigned long long)sampled,
                 (unsigned long long)sampled_unwalkable, (unsigned long long)edges_checked, (unsigned long long)edges_unknown,

@@ -14,8 +14,10 @@ int oracle_load_rules(const char *path, char *err, size_t errlen);
 int oracle_prepare(jvmtiEnv *jvmti);
 /* The signal the oracle walks a thread with (a real-time signal). */
 int oracle_walk_signal(void);
-/* VMInit: the signal handler and the oracle thread. */
-int oracle_start(jvmtiEnv *jvmti, JNIEnv *jni, const char **why);
+/* VMInit: the signal handler and the oracle thread. Mismatch records go to
+ * out; call_graph: also check walks of running threads against their
+ * callers' bytecode (oracle_graph.c). */
+int oracle_start(jvmtiEnv *jvmti, JNIEnv *jni, const char *out, int call_graph, const char **why);
 void oracle_stop(void);
 /* On each sampled thread, at its start and end. */
 void oracle_thread_start(JNIEnv *jni);

@@ -8,7 +8,8 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <time.h>
-#include "agent.h"
+#include "queue_verify.h"
+#include "sample_handler.h"
 #include "jmethods.h"
 #include "jvm_threads.h"
 #include "regions.h"

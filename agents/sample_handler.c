@@ -7,16 +7,20 @@
 #include <signal.h>
 #include <string.h>
 #include <time.h>
-#include "agent.h"
+#include "agent_config.h"
+#include "corpus_cases.h"
 #include "arch.h"
+#include "callback_gate.h"
 #include "guard.h"
 #include "inflight.h"
 #include "lifecycle.h"
 #include "mutate.h"
 #include "oracle.h"
 #include "oracle_check.h"
+#include "qops.h"
 #include "queue_ops.h"
 #include "regions.h"
+#include "sample_handler.h"
 #include "stats.h"
 #include "sigsafe.h"
 
@@ -37,39 +41,41 @@ struct tstate {
 };
 
 static struct tstate tstates[THREADS_MAX];
+static const struct agent_config *cfg;
+static const struct api *api;
+static jvmtiEnv *jvmti;
 
-/* [handler-safe] Whether the interrupted code is Java (JIT code or the
- * interpreter, both in the code cache): only there does AGCT trust the
- * context instead of the thread's last-Java-frame anchor. */
-static int in_java(const ucontext_t *uc)
+void sample_handler_init(const struct agent_config *config, const struct api *backend, jvmtiEnv *env)
 {
-    uintptr_t lo, hi, pc = (uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC);
-    return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && pc >= lo && pc < hi;
+    cfg = config, api = backend, jvmti = env;
 }
+
 
 size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uint8_t *bytes)
 {
     struct tstate *ts = &tstates[slot];
-    int strategy = agent_cfg.mutate;
-    if (strategy != CASEGEN_NONE && agent_cfg.aim && uc && !in_java(uc)) {
-        atomic_fetch_add_explicit(&stats.unaimed, 1, memory_order_relaxed);
+    int strategy = cfg->mutate;
+    if (strategy != CASEGEN_NONE && cfg->aim && uc && !regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC))) {
+        stats_add(STAT_UNAIMED, 1);
         strategy = CASEGEN_NONE;
     } else if (strategy != CASEGEN_NONE) {
-        atomic_fetch_add_explicit(&stats.aimed, 1, memory_order_relaxed);
+        stats_add(STAT_AIMED, 1);
     }
     if (strategy == MUTATE_CORPUS) corpus_pick(casegen_next(&ts->rng), p);
     else casegen_fill((enum casegen_strategy)strategy, &ts->rng, arch_reg_count(), p);
     /* The agent's mode decides how the case runs; the bytes, encoded once
      * after that, record what ran. */
-    p->mode = (uint8_t)agent_cfg.mode;
+    p->mode = (uint8_t)cfg->mode;
     /* Method and class info from the signal handler, as a profiler would
      * call it, on a quarter of the samples (the flag is in the case bytes,
      * so a saved case does the same). */
-    if ((agent_cfg.queue_ops & QOPS_INFO) && casegen_next(&ts->rng) % 4 == 0) p->flags |= CASE_FLAG_METHOD_INFO;
-    for (int i = 0; i < agent_cfg.nqop && p->nqop < CASE_MAX_QOPS; i++) p->qop[p->nqop++] = agent_cfg.qop[i];
-    if (agent_cfg.mode == MODE_QUEUE) {
+    if ((cfg->queue_ops & CASEGEN_QOPS_INFO) && casegen_next(&ts->rng) % 4 == 0) p->flags |= CASE_FLAG_METHOD_INFO;
+    for (int i = 0; i < cfg->nqop && p->nqop < CASE_MAX_QOPS; i++) p->qop[p->nqop++] = cfg->qop[i];
+    if (cfg->mode == MODE_QUEUE)
+        casegen_queue_ops(&ts->rng, cfg->queue_ops, cfg->queue_size, qops_handshake_free(slot), p);
+    if (cfg->mode == MODE_QUEUE) {
         p->entry = ENTRY_ENQUEUE;
-    } else if (agent_cfg.mode == MODE_THREAD) {
+    } else if (cfg->mode == MODE_THREAD) {
         /* Half the samples take the supported path into a held thread (its
          * queue: Enqueue, or GetEnqueuableElement where it has none), half
          * the iterator calls from a foreign thread, a misuse the prototype
@@ -88,8 +94,8 @@ void sample_note(int slot, const struct exec_outcome *o)
     long long now = sigsafe_now_ns();
     if (ts->last_ns) stats_interval(now - ts->last_ns);
     ts->last_ns = now;
-    atomic_fetch_add_explicit(&stats.handler_runs, 1, memory_order_relaxed);
-    if (ts->walks++ == 0) atomic_fetch_add(&stats.threads_walked, 1);
+    stats_add(STAT_HANDLER_RUNS, 1);
+    if (ts->walks++ == 0) stats_add(STAT_THREADS_WALKED, 1);
     stats_outcome(o);
 }
 
@@ -105,17 +111,16 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         if (ts->has_timer) {
             /* Expirations the kernel merged into this one signal. */
             int missed = timer_getoverrun(ts->timer);
-            atomic_fetch_add_explicit(&stats.signals_sent, 1 + (missed > 0 ? missed : 0), memory_order_relaxed);
+            stats_add(STAT_SIGNALS_SENT, 1 + (missed > 0 ? missed : 0));
         }
         struct case_prog p;
         size_t len = sample_make_case(slot, uc, &p, ts->bytes);
-        struct exec_ctx cx = {agent_api, case_mode_name(p.mode), ts->bytes, len, queue_ops_queue(slot), NULL, 0};
-        if (agent_cfg.oracle) cx.frames_out = ts->frames, cx.frames_cap = CHECK_FRAMES;
+        struct exec_ctx cx = {api, case_mode_name(p.mode), ts->bytes, len, qops_queue(slot), NULL, 0};
+        if (cfg->oracle) cx.frames_out = ts->frames, cx.frames_cap = CHECK_FRAMES;
         struct exec_outcome out;
         exec_case(&cx, &p, uc, self, &out);
-        if (agent_cfg.oracle) oracle_check_walk(agent_api, &p, &out, ts->frames, ts->bytes, len, self->tid);
+        if (cfg->oracle) oracle_check_walk(api, &p, &out, ts->frames, ts->bytes, len, self->tid);
         sample_note(slot, &out);
-        if (agent_cfg.mode == MODE_QUEUE) queue_ops_after_sample(slot, uc);
     }
     errno = saved_errno;
 }
@@ -126,50 +131,32 @@ int sample_handler_install(int signo)
      * inside this handler (inside the VM's walker, or on a forged stack
      * copy) is no point of the workload's own code, and its frames would be
      * the framework's doing. */
-    return sigsafe_install(signo, on_sample, agent_cfg.oracle ? oracle_walk_signal() : 0);
+    return sigsafe_install(signo, on_sample, cfg->oracle ? oracle_walk_signal() : 0);
 }
 
 /* Inside the guarded walk: the first frames' methods, for the verifier. */
-static void note_frame(const struct api *api, const ASGST_Frame *f, int i, void *ctx)
+static void note_frame(const struct api *walked, const ASGST_Frame *f, int i, void *ctx)
 {
     struct tstate *ts = ctx;
-    if (i < VERIFY_FRAMES) ts->qframes[i] = api->method_to_jmethodid ? api->method_to_jmethodid(f->method) : NULL;
-}
-
-static _Atomic int handlers_stopped, handlers_active;
-
-int sample_handler_enter(void)
-{
-    atomic_fetch_add(&handlers_active, 1);
-    if (!atomic_load(&handlers_stopped)) return 1;
-    atomic_fetch_sub(&handlers_active, 1);
-    return 0;
-}
-
-void sample_handler_leave(void) { atomic_fetch_sub(&handlers_active, 1); }
-
-void sample_handlers_stop(void)
-{
-    atomic_store(&handlers_stopped, 1);
-    struct timespec ms = {0, 1000000};
-    for (int i = 0; i < 500 && atomic_load(&handlers_active); i++) nanosleep(&ms, NULL);
+    if (i < VERIFY_FRAMES) ts->qframes[i] = walked->method_to_jmethodid ? walked->method_to_jmethodid(f->method) : NULL;
 }
 
 static void on_queue_element(ASGST_Iterator *it, void *queue_arg, void *enqueue_arg)
 {
     (void)enqueue_arg;
     struct tstate *ts = queue_arg;
-    if (!sample_handler_enter()) return;
+    if (!gate_enter()) return;
     atomic_fetch_add(&ts->seq, 1);
-    int n = lc_walk(agent_api, it, "queue_handler", EXEC_WALK_LIMIT, note_frame, ts);
+    int n = lc_walk(api, it, "queue_handler", EXEC_WALK_LIMIT, note_frame, ts);
     /* A walk a fault ended leaves no stack for the verifier to compare. */
     ts->qn = n < 0 ? 0 : n < VERIFY_FRAMES ? n : VERIFY_FRAMES;
     if (n < 0) n = 0;
     atomic_fetch_add(&ts->seq, 1);
-    queue_ops_in_handler(ts->slot, it);
-    atomic_fetch_add_explicit(&stats.queue_handled, 1, memory_order_relaxed);
-    atomic_fetch_add_explicit(&stats.queue_frames, (unsigned long long)n, memory_order_relaxed);
-    sample_handler_leave();
+    /* The handshake half of the thread's last case's qop records. */
+    qops_run_handshake(api, ts->slot, it);
+    stats_add(STAT_QUEUE_HANDLED, 1);
+    stats_add(STAT_QUEUE_FRAMES, (unsigned long long)n);
+    gate_leave();
 }
 
 void sample_thread_start(JNIEnv *jni, int index)
@@ -178,27 +165,27 @@ void sample_thread_start(JNIEnv *jni, int index)
     const struct thread_info *self = threads_find(threads_gettid());
     if (!self) return;
     struct tstate *ts = &tstates[threads_slot(self)];
-    ts->rng = agent_cfg.seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
+    ts->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
     ts->last_ns = 0;
     ts->walks = 0;
     ts->slot = threads_slot(self);
     ts->qn = 0;
-    if (agent_uses_queues()) {
+    if (agent_config_uses_queues(cfg, api)) {
         jthread self_thread;
-        if (agent_jvmti && (*agent_jvmti)->GetCurrentThread(agent_jvmti, &self_thread) == JVMTI_ERROR_NONE) {
+        if (jvmti && (*jvmti)->GetCurrentThread(jvmti, &self_thread) == JVMTI_ERROR_NONE) {
             ts->thread = (*jni)->NewGlobalRef(jni, self_thread);
             (*jni)->DeleteLocalRef(jni, self_thread);
         }
         queue_ops_thread_start(jni, ts->slot, on_queue_element, ts);
     }
-    inflight_open(agent_cfg.out);
-    if (agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD) {
+    inflight_open(cfg->out);
+    if (cfg->posix_timer && cfg->mode != MODE_THREAD) {
         struct sigevent sev;
         memset(&sev, 0, sizeof sev);
         sev.sigev_notify = SIGEV_THREAD_ID;
         sev.sigev_signo = SIGPROF;
         sev._sigev_un._tid = threads_gettid(); /* sigev_notify_thread_id: not named by this glibc */
-        long long ns = agent_cfg.interval_ns;
+        long long ns = cfg->interval_ns;
         struct itimerspec its = {{ns / 1000000000LL, ns % 1000000000LL}, {ns / 1000000000LL, ns % 1000000000LL}};
         if (timer_create(CLOCK_MONOTONIC, &sev, &ts->timer) == 0) {
             ts->has_timer = 1;
@@ -216,7 +203,7 @@ void sample_thread_end(JNIEnv *jni)
         ts->has_timer = 0;
         timer_delete(ts->timer);
     }
-    if (agent_uses_queues()) queue_ops_thread_end(jni, ts->slot);
+    if (agent_config_uses_queues(cfg, api)) queue_ops_thread_end(jni, ts->slot);
     jthread t = ts->thread;
     ts->thread = NULL;
     if (t) (*jni)->DeleteGlobalRef(jni, t);

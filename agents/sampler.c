@@ -13,10 +13,12 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "agent.h"
+#include "agent_config.h"
 #include "guard.h"
 #include "inflight.h"
-#include "queue_ops.h"
+#include "qops.h"
+#include "sample_handler.h"
+#include "sampler.h"
 #include "regions.h"
 #include "stats.h"
 #include "target.h"
@@ -25,6 +27,8 @@
 #define SAMPLE_SIGNAL SIGPROF
 #define HOLD_TIMEOUT_NS 20000000LL /* mode=thread: longest a target is held */
 
+static const struct agent_config *cfg;
+static const struct api *api;
 static pthread_t thread;
 static _Atomic int running;
 static long long started_ns;
@@ -37,13 +41,13 @@ static void walk_held(int tid)
     static uint8_t bytes[CASE_MAX_SIZE];
     struct case_prog p;
     size_t len = sample_make_case(threads_slot(t), NULL, &p, bytes);
-    struct exec_ctx cx = {agent_api, "thread", bytes, len, queue_ops_queue(threads_slot(t)), NULL, 0};
+    struct exec_ctx cx = {api, "thread", bytes, len, qops_queue(threads_slot(t)), NULL, 0};
     struct exec_outcome out;
     int rc = target_run(tid, MODE_THREAD, &cx, &p, &out, HOLD_TIMEOUT_NS);
     if (rc == TARGET_RAN) {
         sample_note(threads_slot(t), &out);
     } else if (rc == TARGET_TIMEOUT) {
-        atomic_fetch_add(&stats.target_timeouts, 1);
+        stats_add(STAT_TARGET_TIMEOUTS, 1);
     }
 }
 
@@ -52,39 +56,39 @@ static void *sampler_main(void *arg)
     (void)arg;
     pid_t pid = getpid();
     /* mode=thread walks on this thread: its in-flight file holds the case. */
-    if (agent_cfg.mode == MODE_THREAD) inflight_open(agent_cfg.out);
+    if (cfg->mode == MODE_THREAD) inflight_open(cfg->out);
     long long start = sigsafe_now_ns(), last_stats = start, last_refresh = start, next = start;
     static int tids[THREADS_MAX];
     while (atomic_load(&running)) {
         long long now = sigsafe_now_ns();
-        if (agent_cfg.duration_ns && now - start >= agent_cfg.duration_ns) break;
+        if (cfg->duration_ns && now - start >= cfg->duration_ns) break;
         if (guard_vm_dying()) break; /* leave the error report alone */
         /* With per-thread kernel timers the sampler only keeps time. */
-        int n = agent_cfg.posix_timer && agent_cfg.mode != MODE_THREAD ? 0 : threads_list(tids, THREADS_MAX);
+        int n = cfg->posix_timer && cfg->mode != MODE_THREAD ? 0 : threads_list(tids, THREADS_MAX);
         for (int i = 0; i < n; i++) {
-            if (agent_cfg.mode == MODE_THREAD) {
-                atomic_fetch_add(&stats.signals_sent, 1);
+            if (cfg->mode == MODE_THREAD) {
+                stats_add(STAT_SIGNALS_SENT, 1);
                 walk_held(tids[i]);
             } else if (syscall(SYS_tgkill, pid, tids[i], SAMPLE_SIGNAL) == 0) {
-                atomic_fetch_add_explicit(&stats.signals_sent, 1, memory_order_relaxed);
+                stats_add(STAT_SIGNALS_SENT, 1);
             } else {
-                atomic_fetch_add(&stats.signals_failed, 1); /* the thread ended between list and kill */
+                stats_add(STAT_SIGNALS_FAILED, 1); /* the thread ended between list and kill */
             }
         }
-        atomic_fetch_add(&stats.rounds, 1);
+        stats_add(STAT_ROUNDS, 1);
         if (now - last_refresh >= 1000000000LL) { /* JIT code and heap mappings move over time */
             regions_refresh();
             last_refresh = now;
         }
-        if (agent_cfg.stats_ns && !agent_cfg.quiet && now - last_stats >= agent_cfg.stats_ns) {
+        if (cfg->stats_ns && !cfg->quiet && now - last_stats >= cfg->stats_ns) {
             stats_progress(stderr, (double)(now - started_ns) / 1e9);
             last_stats = now;
         }
-        long long period = n ? agent_cfg.interval_ns : 10000000LL;
+        long long period = n ? cfg->interval_ns : 10000000LL;
         next += period;
         now = sigsafe_now_ns();
         if (now > next + period) {
-            atomic_fetch_add(&stats.late_rounds, 1);
+            stats_add(STAT_LATE_ROUNDS, 1);
             next = now;
             continue;
         }
@@ -95,11 +99,13 @@ static void *sampler_main(void *arg)
     return NULL;
 }
 
-int sampler_start(void)
+int sampler_start(const struct agent_config *config, const struct api *backend)
 {
-    if (agent_cfg.mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL, 0) : sample_handler_install(SAMPLE_SIGNAL))
+    cfg = config, api = backend;
+    if (cfg->mode == MODE_THREAD ? target_install(SAMPLE_SIGNAL, 0) : sample_handler_install(SAMPLE_SIGNAL))
         return -1;
-    started_ns = stats.start_ns = sigsafe_now_ns();
+    started_ns = sigsafe_now_ns();
+    stats_set_start(started_ns);
     atomic_store(&running, 1);
     /* The sampler must never take the sampling signal itself. */
     sigset_t block, old;

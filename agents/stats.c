@@ -15,7 +15,43 @@
 #include "record.h"
 #include "stats.h"
 
-struct stats stats;
+struct stats {
+    _Atomic unsigned long long rounds, late_rounds, signals_sent, signals_failed;
+    _Atomic unsigned long long handler_runs, walks, traces, depth_sum, faults, nested, dropped;
+    _Atomic unsigned long long aimed, unaimed, queue_full, queue_other, target_timeouts;
+    _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames, list_walks;
+    _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
+    _Atomic unsigned long long threads_walked; /* threads with at least one walk */
+    /* stk cases: walks that ran on a forged stack copy, forged words written,
+     * and cases whose copy could not be made (not the thread's own context) */
+    _Atomic unsigned long long forged_walks, forged_words, forged_foreign;
+    _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
+    _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
+    long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
+    _Atomic long long first_fault_ns;           /* since start_ns; 0 = none yet */
+    _Atomic unsigned long long raw[2 - STATS_RAW_MIN]; /* [0] positive, [1+k] raw -k, last: below min */
+    _Atomic unsigned intervals[STATS_INTERVAL_BUCKETS];
+};
+
+
+static struct stats stats;
+
+static _Atomic unsigned long long *const counters[STAT__COUNT] = {
+    [STAT_ROUNDS] = &stats.rounds, [STAT_LATE_ROUNDS] = &stats.late_rounds,
+    [STAT_SIGNALS_SENT] = &stats.signals_sent, [STAT_SIGNALS_FAILED] = &stats.signals_failed,
+    [STAT_HANDLER_RUNS] = &stats.handler_runs, [STAT_AIMED] = &stats.aimed, [STAT_UNAIMED] = &stats.unaimed,
+    [STAT_TARGET_TIMEOUTS] = &stats.target_timeouts, [STAT_SUSPEND_WALKS] = &stats.suspend_walks,
+    [STAT_SUSPEND_ERRORS] = &stats.suspend_errors, [STAT_SUSPEND_FRAMES] = &stats.suspend_frames,
+    [STAT_LIST_WALKS] = &stats.list_walks, [STAT_QUEUE_HANDLED] = &stats.queue_handled,
+    [STAT_QUEUE_FRAMES] = &stats.queue_frames, [STAT_THREADS_WALKED] = &stats.threads_walked,
+};
+
+void stats_add(enum stats_counter c, unsigned long long n)
+{
+    if (c >= 0 && c < STAT__COUNT) atomic_fetch_add_explicit(counters[c], n, memory_order_relaxed);
+}
+
+void stats_set_start(long long ns) { stats.start_ns = ns; }
 static const struct api *code_api; /* whose raw codes these are */
 static int asgst_codes;           /* raw codes are ASGST codes whatever the backend */
 

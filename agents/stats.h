@@ -12,25 +12,17 @@
 #define STATS_RAW_MIN (-20) /* raw codes below this share one bucket */
 #define STATS_INTERVAL_BUCKETS 20001 /* 1 us each up to 20 ms, then overflow */
 
-struct stats {
-    _Atomic unsigned long long rounds, late_rounds, signals_sent, signals_failed;
-    _Atomic unsigned long long handler_runs, walks, traces, depth_sum, faults, nested, dropped;
-    _Atomic unsigned long long aimed, unaimed, queue_full, queue_other, target_timeouts;
-    _Atomic unsigned long long suspend_walks, suspend_errors, suspend_frames, list_walks;
-    _Atomic unsigned long long queue_handled, queue_frames; /* elements walked by queue handlers */
-    _Atomic unsigned long long threads_walked; /* threads with at least one walk */
-    /* stk cases: walks that ran on a forged stack copy, forged words written,
-     * and cases whose copy could not be made (not the thread's own context) */
-    _Atomic unsigned long long forged_walks, forged_words, forged_foreign;
-    _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
-    _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
-    long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
-    _Atomic long long first_fault_ns;           /* since start_ns; 0 = none yet */
-    _Atomic unsigned long long raw[2 - STATS_RAW_MIN]; /* [0] positive, [1+k] raw -k, last: below min */
-    _Atomic unsigned intervals[STATS_INTERVAL_BUCKETS];
+/* Counters other modules bump (stats_add); the rest are stats.c's own. */
+enum stats_counter {
+    STAT_ROUNDS, STAT_LATE_ROUNDS, STAT_SIGNALS_SENT, STAT_SIGNALS_FAILED, STAT_HANDLER_RUNS, STAT_AIMED,
+    STAT_UNAIMED, STAT_TARGET_TIMEOUTS, STAT_SUSPEND_WALKS, STAT_SUSPEND_ERRORS, STAT_SUSPEND_FRAMES,
+    STAT_LIST_WALKS, STAT_QUEUE_HANDLED, STAT_QUEUE_FRAMES, STAT_THREADS_WALKED, STAT__COUNT
 };
 
-extern struct stats stats;
+/* [handler-safe] */
+void stats_add(enum stats_counter c, unsigned long long n);
+/* When sampling began (CLOCK_MONOTONIC ns): times in the reports count from it. */
+void stats_set_start(long long ns);
 
 /* Whose raw codes the reports name: the backend's, or ASGST codes whatever
  * the backend (queue mode: Enqueue answers ASGST codes). Set once at start. */

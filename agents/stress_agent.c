@@ -11,7 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "agent.h"
+#include "agent_config.h"
+#include "corpus_cases.h"
 #include "guard.h"
 #include "record.h"
 #include "jvm_regions.h"
@@ -20,14 +21,19 @@
 #include "oracle_check.h"
 #include "info_calls.h"
 #include "queue_agct.h"
+#include "callback_gate.h"
 #include "queue_ops.h"
+#include "queue_verify.h"
+#include "sample_handler.h"
+#include "sampler.h"
 #include "startup.h"
 #include "stats.h"
+#include "suspend_walker.h"
 
-struct agent_config agent_cfg;
-const struct api *agent_api;
-jvmtiEnv *agent_jvmti;
-#define jvmti agent_jvmti
+/* The agent's state, here only: every module gets what it needs at init. */
+static struct agent_config agent_cfg;
+static const struct api *agent_api;
+static jvmtiEnv *jvmti;
 static char config_line[1024];
 
 static void fail(const char *what, const char *why) { fprintf(stderr, "asgf: %s: %s\n", what, why); }
@@ -46,12 +52,6 @@ static void on_end(JNIEnv *jni, const char *name, int index)
     sample_thread_end(jni);
 }
 
-int agent_uses_queues(void)
-{
-    return agent_cfg.mode == MODE_QUEUE ||
-           (agent_cfg.mode == MODE_THREAD && agent_api && agent_api->enqueue && agent_api->register_queue);
-}
-
 static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     (void)thread;
@@ -60,16 +60,16 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     /* Registered before the workload starts unloading classes: the handler
      * feeds the stale handles the info calls try. */
     lc_register_unload_handler(agent_api, info_calls_on_unload, NULL);
-    if (agent_uses_queues() && agent_api->kind == API_AGCT &&
+    if (agent_config_uses_queues(&agent_cfg, agent_api) && agent_api->kind == API_AGCT &&
         queue_agct_start(env, jni, 1000000, agent_cfg.depth, &why))
         fail("queue", why);
     if (agent_cfg.mode == MODE_QUEUE && agent_cfg.verify && queue_verify_start(env, jni))
         fail("queue verifier", "cannot start");
     if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
-        suspend_walker_start(env, jni))
+        suspend_walker_start(env, jni, agent_cfg.interval_ns))
         fail("suspend walker", "cannot start");
-    if (agent_cfg.oracle && oracle_start(env, jni, &why)) fail("oracle", why);
-    if (sampler_start()) fail("sampler", "cannot start");
+    if (agent_cfg.oracle && oracle_start(env, jni, agent_cfg.out, agent_cfg.oracle_graph, &why)) fail("oracle", why);
+    if (sampler_start(&agent_cfg, agent_api)) fail("sampler", "cannot start");
 }
 
 /* A clean exit leaves no crashing input: drop this process's in-flight files. */
@@ -93,7 +93,7 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     (void)env, (void)jni;
     double t = sampler_elapsed_s();
     sampler_stop();
-    sample_handlers_stop();
+    gate_close();
     queue_agct_stop();
     suspend_walker_stop();
     queue_verify_stop();
@@ -134,6 +134,8 @@ static int setup(JavaVM *vm)
     if (agent_cfg.mode == MODE_QUEUE && !agent_api->enqueue)
         return fail("mode=queue", "the backend has no Enqueue/RegisterQueue"), -1;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_1_2) != JNI_OK) return fail("jvmti", "no environment"), -1;
+    sample_handler_init(&agent_cfg, agent_api, jvmti);
+    queue_ops_init(&agent_cfg, agent_api);
     if (((agent_cfg.mode == MODE_THREAD && agent_cfg.suspend) || agent_cfg.jvmti_walk) &&
         suspend_walker_prepare(jvmti))
         return fail("suspend walker", "can_suspend capability not available"), -1;

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "agent.h"
+#include "sample_handler.h"
+#include "suspend_walker.h"
 #include "jvm_threads.h"
 #include "stats.h"
 
@@ -19,6 +20,7 @@
 
 static _Atomic int running;
 static jvmtiEnv *jvmti;
+static long long interval_ns;
 
 static int sampled(jvmtiEnv *env, jthread t)
 {
@@ -33,11 +35,11 @@ static void list_walk(jvmtiEnv *env, jthread *list, jint n)
 {
     jvmtiStackInfo *info = NULL;
     if (n && (*env)->GetThreadListStackTraces(env, n, list, WALK_DEPTH, &info) == JVMTI_ERROR_NONE) {
-        for (jint i = 0; i < n; i++) atomic_fetch_add(&stats.suspend_frames, (unsigned long long)info[i].frame_count);
-        atomic_fetch_add(&stats.list_walks, 1);
+        for (jint i = 0; i < n; i++) stats_add(STAT_SUSPEND_FRAMES, (unsigned long long)info[i].frame_count);
+        stats_add(STAT_LIST_WALKS, 1);
         (*env)->Deallocate(env, (unsigned char *)info);
     } else if (n) {
-        atomic_fetch_add(&stats.suspend_errors, 1);
+        stats_add(STAT_SUSPEND_ERRORS, 1);
     }
 }
 
@@ -46,7 +48,7 @@ static void JNICALL walker(jvmtiEnv *env, JNIEnv *jni, void *arg)
     (void)arg;
     jvmtiFrameInfo frames[WALK_DEPTH];
     jthread list[LIST_MAX];
-    struct timespec pause = {0, agent_cfg.interval_ns};
+    struct timespec pause = {0, interval_ns};
     while (atomic_load(&running)) {
         jint n, listed = 0;
         jthread *threads;
@@ -58,10 +60,10 @@ static void JNICALL walker(jvmtiEnv *env, JNIEnv *jni, void *arg)
             }
             jint count = 0;
             if ((*env)->GetStackTrace(env, threads[i], 0, WALK_DEPTH, frames, &count) == JVMTI_ERROR_NONE) {
-                atomic_fetch_add(&stats.suspend_walks, 1);
-                atomic_fetch_add(&stats.suspend_frames, (unsigned long long)count);
+                stats_add(STAT_SUSPEND_WALKS, 1);
+                stats_add(STAT_SUSPEND_FRAMES, (unsigned long long)count);
             } else {
-                atomic_fetch_add(&stats.suspend_errors, 1);
+                stats_add(STAT_SUSPEND_ERRORS, 1);
             }
             (*env)->ResumeThread(env, threads[i]);
             if (listed < LIST_MAX) list[listed++] = threads[i];
@@ -82,9 +84,10 @@ int suspend_walker_prepare(jvmtiEnv *env)
     return (*env)->AddCapabilities(env, &caps) == JVMTI_ERROR_NONE ? 0 : -1;
 }
 
-int suspend_walker_start(jvmtiEnv *env, JNIEnv *jni)
+int suspend_walker_start(jvmtiEnv *env, JNIEnv *jni, long long every_ns)
 {
     jvmti = env;
+    interval_ns = every_ns;
     atomic_store(&running, 1);
     return jvm_agent_thread_start(env, jni, "asgf-suspend-walker", walker, NULL);
 }

@@ -3,8 +3,8 @@
  *
  * AFL++'s own persistent loop (__AFL_LOOP) ends every input with
  * raise(SIGSTOP) and is resumed with SIGCONT: for a JVM that stops and
- * restarts all of its ~15 threads per input (measured: a toy target with
- * 14 idle threads runs 6.7k execs/s that way, 17-44k/s with this server).
+ * restarts all of its ~15 threads per input, several times slower than
+ * this server (docs/figures.md).
  *
  * The process afl-fuzz starts stays single-threaded and is the server: it
  * answers afl-fuzz's hello, and on an input with no live child forks a

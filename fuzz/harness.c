@@ -122,8 +122,7 @@ static int allowed_cpus(void)
 }
 
 /* One busy worker per core, leaving a core to the fuzzer thread: a worker
- * that waits for a core answers its signal a scheduler tick late (measured
- * on 2 cores: 1 worker ~27k execs/s, 2 workers ~7k). */
+ * that waits for a core answers its signal a scheduler tick late. */
 static int default_workers(void)
 {
     int n = allowed_cpus();
@@ -147,6 +146,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
         if (!strncmp(*e, "ASGF_FAKE_", 10)) continue; /* the test stand-in provider's (tests/jvm/fake_proto.c) */
+        if (!strncmp(*e, "ASGF_SYSROOT=", 13)) continue; /* the record writer's (src/record.h) */
         const char *eq = strchr(*e, '=');
         size_t n = eq ? (size_t)(eq - *e) : strlen(*e);
         const struct env_def *d = env_defs;
@@ -274,7 +274,7 @@ static int pick_worker(unsigned w, ASGST_Queue **queue)
 
 /* ASGF_PIN: the fuzzer thread on the first CPU this process may use, the
  * workers on the others, so neither migrates nor waits behind the other
- * (libFuzzer+ASan: median 44.9k -> 50.0k execs/s over 3 runs here). Only for
+ * (about a tenth faster under libFuzzer+ASan, docs/figures.md). Only for
  * one job on an otherwise idle machine: parallel jobs would all pin to the
  * same CPUs. */
 static void pin_threads(void)
@@ -475,6 +475,11 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     r->tid = pick_worker(r->prog.worker, &q);
     r->target_rc = TARGET_NO_SIGNAL;
     if (r->tid) {
+        const struct thread_info *t = threads_find(r->tid);
+        struct guard_counters gc;
+        guard_counters(&gc);
+        r->slot = t ? threads_slot(t) : -1;
+        r->lots_before = qops_lots_done(r->slot), r->caught_before = gc.caught;
         struct exec_ctx cx = {h.api, case_mode_name(r->prog.mode), buf, len, q, r->frames, HARNESS_FRAMES};
         r->target_rc = target_run(r->tid, r->prog.mode, &cx, &r->prog, &r->out, h.cfg.case_timeout_ms * 1000000LL);
     }
@@ -491,6 +496,21 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
         return HARNESS_FAULT;
     }
     return HARNESS_RAN;
+}
+
+int harness_await_handshake(const struct harness_result *r, long timeout_ms)
+{
+    int later = 0;
+    for (int i = 0; i < r->prog.nqop; i++) later |= case_qop_at_handshake(r->prog.qop[i].op);
+    if (!later || r->slot < 0) return 0;
+    struct timespec ms = {0, 1000000};
+    for (long i = 0; qops_lots_done(r->slot) == r->lots_before; i++) {
+        if (i >= timeout_ms) return -1;
+        nanosleep(&ms, NULL);
+    }
+    struct guard_counters gc;
+    guard_counters(&gc);
+    return gc.caught > r->caught_before ? 2 : 1;
 }
 
 const char *harness_class_name(int c)

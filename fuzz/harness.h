@@ -94,11 +94,22 @@ struct harness_result {
     ASGST_Frame frames[HARNESS_FRAMES];
     size_t err_offset;       /* HARNESS_REJECT: where and why */
     const char *err;
+    /* Before the run: the target's registry slot, its handshake lots done
+     * and the faults caught so far (harness_await_handshake compares). */
+    int slot;
+    unsigned long long lots_before, caught_before;
 };
 
 /* Runs one case file. buf is used as it is (it becomes the crash record's
  * case bytes). */
 enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_result *r);
+
+/* After a run whose case has handshake qop records (done at the target's
+ * next queue handler, after harness_run returned): waits up to timeout_ms
+ * for them. 2: they ran and a fault was caught meanwhile; 1: they ran
+ * clean; 0: the case has none; -1: they did not run in time. For replay,
+ * where a fault at the handshake belongs to the run; fuzzers do not wait. */
+int harness_await_handshake(const struct harness_result *r, long timeout_ms);
 
 /* For the fuzzer entry points: prints one line about a caught fault and
  * aborts unless keep_going (the abort makes the fuzzer save the input). */

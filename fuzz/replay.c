@@ -30,6 +30,7 @@
 
 #define MAX_CASES 100000
 #define TEXT_MAX 65536
+#define HANDSHAKE_WAIT_MS 1000 /* a queue handler runs within ms where queues are processed at all */
 
 struct input {
     char *path;
@@ -139,6 +140,7 @@ static int load(struct input *in)
 
 struct tally {
     int runs, ran, faults;
+    int handshakes, handshake_faults, handshake_missed; /* runs whose case has handshake qops */
     long frames_sum;
     int frames_max;
     unsigned long long outcome[FEEDBACK_CLASSES];
@@ -164,7 +166,10 @@ static void print_case(const struct input *in, const struct tally *t, const stru
     if (t->ran) printf(" (frames: max %d, mean %.1f)", t->frames_max, (double)t->frames_sum / t->ran);
     if (t->ran < t->runs) printf(" not-run=%d", t->runs - t->ran);
     printf("\n  faults: %d/%d runs (reproduction %.0f%%)\n", t->faults, t->runs, 100.0 * t->faults / t->runs);
-    if (t->faults) print_fault(&t->first_fault.out.fault);
+    if (t->handshakes || t->handshake_missed)
+        printf("  handshake ops: ran after %d of %d runs, a fault among them in %d (the crash record names it)\n",
+               t->handshakes, t->handshakes + t->handshake_missed, t->handshake_faults);
+    if (t->faults > t->handshake_faults) print_fault(&t->first_fault.out.fault);
 }
 
 int main(int argc, char **argv)
@@ -251,6 +256,18 @@ int main(int argc, char **argv)
                        harness_raw_name(r.out.raw), r.out.frames, rc == HARNESS_FAULT ? " FAULT" : "");
             if (rc == HARNESS_NOT_RUN) continue;
             t.ran++;
+            /* The case's handshake ops run at the target's next queue
+             * handler: the run is over when they are. */
+            int hs = harness_await_handshake(&r, HANDSHAKE_WAIT_MS);
+            if (hs < 0) {
+                t.handshake_missed++;
+            } else if (hs > 0) {
+                t.handshakes++;
+                if (hs == 2 && rc != HARNESS_FAULT) {
+                    t.handshake_faults++;
+                    rc = HARNESS_FAULT;
+                }
+            }
             t.outcome[feedback_class(r.prog.entry, &r.out)]++;
             t.frames_sum += r.out.frames;
             if (r.out.frames > t.frames_max) t.frames_max = r.out.frames;

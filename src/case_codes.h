@@ -83,6 +83,10 @@ CASE_QOP(12, mark_register, QOP_MARK_REGISTER, 1)
 CASE_QOP(13, mark_move, QOP_MARK_MOVE, 1)
 CASE_QOP(14, mark_remove, QOP_MARK_REMOVE, 1)
 CASE_QOP(15, past_end, QOP_PAST_END, 1)
+CASE_QOP(16, enqueuable, QOP_ENQUEUABLE, 0)
+CASE_QOP(17, method_info, QOP_METHOD_INFO, 1)
+CASE_QOP(18, walk_from_frame, QOP_WALK_FROM_FRAME, 1)
+CASE_QOP(19, resize_in_handler, QOP_RESIZE_IN_HANDLER, 1)
 
 /* CASE_KIND(code, name, C identifier): what a mut record does to its
  * register, and a stk record to each of its stack words. */

@@ -11,7 +11,7 @@ uint64_t casegen_next(uint64_t *s)
 }
 
 /* The shapes that faulted stock AGCT on this project's machines
- * (docs/measured.md): a non-canonical sp, or an sp in the thread's guard
+ * (docs/figures.md, "Design-time measurements"): a non-canonical sp, or an sp in the thread's guard
  * zone, with the pc left where it was (in JIT code when the caller aims at
  * Java states). */
 static void fault_shape(uint64_t *st, struct case_prog *p)

@@ -26,4 +26,18 @@ void casegen_fill(enum casegen_strategy s, uint64_t *state, int nregs, struct ca
 size_t casegen_make(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p,
                     uint8_t bytes[CASE_MAX_SIZE]);
 
+/* Groups of queue and frame-mark operations (the agent's queue_ops=). */
+enum {
+    CASEGEN_QOPS_RESIZE = 1, CASEGEN_QOPS_HANDLERS = 2, CASEGEN_QOPS_ELEMENTS = 4, CASEGEN_QOPS_FOREIGN = 8,
+    CASEGEN_QOPS_REREGISTER = 16, CASEGEN_QOPS_MARKS = 32, CASEGEN_QOPS_INFO = 64, CASEGEN_QOPS_ALL = 127
+};
+/* [handler-safe] Appends qop records of the given groups to p (up to
+ * CASE_MAX_QOPS; casegen_qops.c): signal-time ones always, handshake ones
+ * only if handshake_free (the thread has no earlier lot waiting, which
+ * would make these be dropped). capacity: the thread's queue size. */
+void casegen_queue_ops(uint64_t *state, unsigned groups, int capacity, int handshake_free, struct case_prog *p);
+/* "all", "none" or group names joined by '+' -> *out; NULL, or an error
+ * prefix naming what was expected. */
+const char *casegen_qop_groups_parse(const char *v, unsigned *out);
+
 #endif

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "arch.h"
 #include "exec.h"
+#include "fnv.h"
 #include "inflight.h"
 #include "info_calls.h"
 #include "mutate.h"
@@ -137,8 +138,7 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->substituted = out->entry != p->entry;
     struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL, NULL, 0, 0};
     if (out->image == STACK_IMAGE_BUILT) gc.image = img.words, gc.image_len = img.len, gc.image_real_sp = img.real_sp;
-    uint64_t seed = 0xcbf29ce484222325ULL; /* FNV-1a */
-    for (size_t i = 0; i < cx->case_len; i++) seed = (seed ^ cx->case_bytes[i]) * 0x100000001b3ULL;
+    uint64_t seed = fnv1a(FNV1A_BASIS, cx->case_bytes, cx->case_len);
     struct call c = {cx, p, &uc, out, seed, slot};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
     out->last_vm = EXEC_NO_VM_CODE;

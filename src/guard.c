@@ -202,6 +202,7 @@ int guard_install(const char *dir, const char **why)
             return -1;
         }
         memcpy(record_dir, dir, n + 1);
+        record_read_env();
     }
     if (install_one(SIGSEGV) || install_one(SIGBUS)) {
         *why = "sigaction failed";

@@ -52,10 +52,10 @@ static void run(void *arg)
         break;
     case LC_DEREGISTER_QUEUE: (void)a->deregister_queue(c->env, c->ptr); break;
     case LC_SET_PROCESSING:
-        a->set_on_queue_processing_start(c->ptr, 0, c->size, (ASGST_QueueProcessingHandler)c->fn, NULL);
-        a->set_on_queue_processing_end(c->ptr, 0, !c->size, (ASGST_QueueProcessingHandler)c->fn, NULL);
+        a->set_on_queue_processing_start(c->ptr, 0, c->size, (ASGST_QueueProcessingHandler)c->fn, (void *)a);
+        a->set_on_queue_processing_end(c->ptr, 0, !c->size, (ASGST_QueueProcessingHandler)c->fn, (void *)a);
         break;
-    case LC_REGISTER_MARK: c->result.p = a->register_frame_mark(c->env, (ASGST_FrameMarkHandler)c->fn, 0, NULL); break;
+    case LC_REGISTER_MARK: c->result.p = a->register_frame_mark(c->env, (ASGST_FrameMarkHandler)c->fn, 0, (void *)a); break;
     case LC_REMOVE_MARK: a->remove_frame_mark(c->ptr); break;
     case LC_WALK: c->result.i = walk(c); break;
     }

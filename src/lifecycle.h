@@ -23,7 +23,9 @@ int lc_deregister_unload_handler(const struct api *api, ASGST_ClassUnloadHandler
 ASGST_Queue *lc_register_queue(const struct api *api, JNIEnv *env, int size, ASGST_QueueHandler h, void *arg);
 void lc_deregister_queue(const struct api *api, JNIEnv *env, ASGST_Queue *q);
 /* Both processing handlers at once (NULL clears them); offer: the start
- * handler gets an iterator, the end handler the opposite. */
+ * handler gets an iterator, the end handler the opposite. Processing and
+ * frame-mark handlers get the api as their arg (qops_on_processing,
+ * qops_on_mark expect it). */
 void lc_set_processing_handlers(const struct api *api, ASGST_Queue *q, int offer, ASGST_QueueProcessingHandler h);
 ASGST_FrameMark *lc_register_frame_mark(const struct api *api, JNIEnv *env, ASGST_FrameMarkHandler h);
 void lc_remove_frame_mark(const struct api *api, ASGST_FrameMark *m);

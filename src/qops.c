@@ -1,7 +1,10 @@
 /* Queue and frame-mark operations of a case (see qops.h). */
 #include <stdatomic.h>
 #include <string.h>
+#include "callback_gate.h"
 #include "guard.h"
+#include "info_calls.h"
+#include "lifecycle.h"
 #include "qops.h"
 #include "regions.h"
 
@@ -19,10 +22,12 @@ struct qthread {
     struct case_qop pending[CASE_MAX_QOPS];
     uint8_t pending_case[CASE_MAX_SIZE]; /* the case that asked for them, for the crash record */
     size_t pending_len;
+    _Atomic unsigned long long lots_done; /* handshake lots run to their end (faulted or not) */
 };
 
 static struct qthread qt[THREADS_MAX];
-static _Atomic unsigned long long n_signal, n_handshake, n_dropped;
+static _Atomic unsigned long long n_signal, n_handshake, n_dropped, n_marks_fired;
+static _Atomic unsigned long long n_op[QOP__COUNT];
 
 static int ok_slot(int slot) { return slot >= 0 && slot < THREADS_MAX; }
 
@@ -45,6 +50,10 @@ void qops_thread_end(int slot, ASGST_Queue **queue, ASGST_FrameMark **mark)
     *mark = atomic_exchange(&qt[slot].mark, NULL);
     if (atomic_exchange(&qt[slot].mark_removed, 0)) *mark = NULL;
 }
+
+unsigned long long qops_lots_done(int slot) { return ok_slot(slot) ? atomic_load(&qt[slot].lots_done) : 0; }
+
+int qops_handshake_free(int slot) { return ok_slot(slot) && !atomic_load(&qt[slot].waiting); }
 
 ASGST_Queue *qops_queue(int slot) { return ok_slot(slot) ? atomic_load_explicit(&qt[slot].queue, memory_order_relaxed) : NULL; }
 ASGST_FrameMark *qops_mark(int slot) { return ok_slot(slot) ? atomic_load(&qt[slot].mark) : NULL; }
@@ -91,10 +100,17 @@ static void signal_op(const struct api *api, int slot, const struct case_qop *o,
         if (api->get_frame_mark_stack_pointer && m) (void)api->get_frame_mark_stack_pointer(m);
         break;
     }
+    case QOP_ENQUEUABLE:
+        if (api->get_enqueuable_element && uc) {
+            ASGST_QueueElement e;
+            (void)api->get_enqueuable_element(uc, &e);
+        }
+        break;
     default:
         return;
     }
     atomic_fetch_add_explicit(&n_signal, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_op[o->op], 1, memory_order_relaxed);
 }
 
 void qops_run_signal(const struct api *api, int slot, const struct case_prog *p, void *uc, const uint8_t *bytes,
@@ -119,12 +135,45 @@ void qops_run_signal(const struct api *api, int slot, const struct case_prog *p,
         if (!case_qop_at_handshake(p->qop[i].op)) signal_op(api, slot, &p->qop[i], uc);
 }
 
-static void on_mark(ASGST_FrameMark *mark, ASGST_Iterator *it, void *arg)
+/* The handlers a queue or mark gets here walk the iterator they are handed:
+ * the prototype builds it from the thread's state at that moment, a path
+ * the entry calls do not take. */
+void qops_on_mark(ASGST_FrameMark *mark, ASGST_Iterator *it, void *arg)
 {
-    (void)mark, (void)it, (void)arg;
+    (void)mark;
+    const struct api *api = arg;
+    if (!api || !gate_enter()) return;
+    atomic_fetch_add_explicit(&n_marks_fired, 1, memory_order_relaxed);
+    lc_walk(api, it, "mark_handler", 64, NULL, NULL);
+    gate_leave();
 }
 
-static void on_processing(ASGST_Queue *q, ASGST_Iterator *it, void *arg) { (void)q, (void)it, (void)arg; }
+void qops_on_processing(ASGST_Queue *q, ASGST_Iterator *it, void *arg)
+{
+    (void)q;
+    const struct api *api = arg;
+    if (!api || !it || !gate_enter()) return;
+    lc_walk(api, it, "processing_handler", 1, NULL, NULL);
+    gate_leave();
+}
+
+static void walk_rest(ASGST_Iterator *it, void *arg)
+{
+    const struct api *api = arg;
+    ASGST_Frame f;
+    for (int n = 0; n < 64 && api->next_frame(it, &f) == 1; n++)
+        ;
+}
+
+/* The handler's frame k (k clamped to the frames there are); 0: none. */
+static int frame_at(const struct api *api, ASGST_Iterator *it, int64_t k, ASGST_Frame *out)
+{
+    ASGST_Frame f;
+    int got = 0;
+    if (api->rewind_iterator) api->rewind_iterator(it);
+    for (int64_t i = 0; i <= k && api->next_frame(it, &f) == 1; i++) *out = f, got = 1;
+    return got;
+}
 
 /* The sp the mark moves to (see FORMAT.md, mark_move). */
 static void *mark_target(const struct api *api, ASGST_Iterator *it, int64_t v)
@@ -136,8 +185,7 @@ static void *mark_target(const struct api *api, ASGST_Iterator *it, int64_t v)
         const struct thread_info *other = threads_other(threads_gettid(), 0);
         return other ? (void *)(other->stack_hi - 256) : NULL;
     }
-    if (api->rewind_iterator) api->rewind_iterator(it);
-    for (int64_t k = 0; k <= (v < 0 ? 0 : v) && api->next_frame(it, &f) == 1; k++) sp = f.sp;
+    if (frame_at(api, it, v < 0 ? 0 : v, &f)) sp = f.sp;
     return v == -2 && sp ? (char *)sp + 8 : sp;
 }
 
@@ -151,12 +199,14 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
     case QOP_SET_START:
     case QOP_CLEAR_START:
         if (api->set_on_queue_processing_start && q)
-            api->set_on_queue_processing_start(q, 0, o->value & 1, o->op == QOP_SET_START ? on_processing : NULL, NULL);
+            api->set_on_queue_processing_start(q, 0, o->value & 1, o->op == QOP_SET_START ? qops_on_processing : NULL,
+                                               (void *)api);
         break;
     case QOP_SET_END:
     case QOP_CLEAR_END:
         if (api->set_on_queue_processing_end && q)
-            api->set_on_queue_processing_end(q, 0, o->value & 1, o->op == QOP_SET_END ? on_processing : NULL, NULL);
+            api->set_on_queue_processing_end(q, 0, o->value & 1, o->op == QOP_SET_END ? qops_on_processing : NULL,
+                                             (void *)api);
         break;
     case QOP_DEREGISTER:
         if (api->deregister_queue && q) api->deregister_queue(NULL, q); /* the queue stays ours: enqueues go on */
@@ -172,7 +222,7 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
         break;
     case QOP_MARK_REGISTER:
         if (api->register_frame_mark && (!m || atomic_load(&t->mark_removed)))
-            qops_set_mark(slot, api->register_frame_mark(NULL, on_mark, 0, NULL));
+            qops_set_mark(slot, api->register_frame_mark(NULL, qops_on_mark, 0, (void *)api));
         break;
     case QOP_MARK_MOVE:
         if (api->move_frame_mark && m && it) api->move_frame_mark(m, mark_target(api, it, o->value));
@@ -193,10 +243,26 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
         if (api->state) (void)api->state(it);
         if (api->rewind_iterator) api->rewind_iterator(it);
         break;
+    case QOP_METHOD_INFO:
+        if (it && frame_at(api, it, 0, &f) && f.method) {
+            info_calls_method(api, f.method, f.bci, (uint64_t)o->value);
+            if (o->value % 8 == 0) info_calls_roundtrip(api, f.method);
+        }
+        break;
+    case QOP_WALK_FROM_FRAME:
+        if (it && api->run_with_iterator_from_frame && frame_at(api, it, o->value & 7, &f) && f.sp) {
+            int raw;
+            (void)api->run_with_iterator_from_frame(f.sp, f.fp, f.pc, 0, walk_rest, (void *)api, &raw);
+        }
+        break;
+    case QOP_RESIZE_IN_HANDLER:
+        if (api->resize_queue && q) api->resize_queue(q, (int)o->value);
+        break;
     default:
         return;
     }
     atomic_fetch_add_explicit(&n_handshake, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&n_op[o->op], 1, memory_order_relaxed);
 }
 
 struct handshake {
@@ -224,10 +290,13 @@ int qops_run_handshake(const struct api *api, int slot, ASGST_Iterator *it)
     atomic_store(&t->waiting, 0); /* before running: a caught fault must not leave them waiting */
     struct guard_call gc = {api->name, "qop_handshake", "queue", bytes, len, NULL, NULL, 0, 0};
     guard_run(run_ops, &h, &gc, NULL);
+    atomic_fetch_add(&t->lots_done, 1);
     return h.n;
 }
 
 void qops_counters(struct qops_counters *o)
 {
     o->signal_ops = n_signal, o->handshake_ops = n_handshake, o->handshake_dropped = n_dropped;
+    o->marks_fired = n_marks_fired;
+    for (int i = 0; i < QOP__COUNT; i++) o->by_op[i] = n_op[i];
 }

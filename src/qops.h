@@ -21,6 +21,12 @@ void qops_thread_start(int slot, ASGST_Queue *queue, ASGST_QueueHandler handler,
  * here (the caller deregisters/removes them). */
 void qops_thread_end(int slot, ASGST_Queue **queue, ASGST_FrameMark **mark);
 
+/* [handler-safe] 1 if the thread has no handshake ops waiting: a case's
+ * handshake ops given now will run, not be dropped. */
+int qops_handshake_free(int slot);
+/* [handler-safe] How many lots of handshake ops the thread's queue handlers
+ * have run to their end, a fault ending one included. */
+unsigned long long qops_lots_done(int slot);
 /* [handler-safe] The thread's current queue and mark (NULL: none). */
 ASGST_Queue *qops_queue(int slot);
 ASGST_FrameMark *qops_mark(int slot);
@@ -41,8 +47,14 @@ void qops_run_signal(const struct api *api, int slot, const struct case_prog *p,
  * case that asked for them. Returns how many ran. */
 int qops_run_handshake(const struct api *api, int slot, ASGST_Iterator *it);
 
+/* The handlers queues and marks get here (arg: the struct api): each
+ * walks the iterator the VM hands it, behind the callback gate. */
+void qops_on_mark(ASGST_FrameMark *mark, ASGST_Iterator *it, void *arg);
+void qops_on_processing(ASGST_Queue *q, ASGST_Iterator *it, void *arg);
+
 struct qops_counters {
-    unsigned long long signal_ops, handshake_ops, handshake_dropped;
+    unsigned long long signal_ops, handshake_ops, handshake_dropped, marks_fired;
+    unsigned long long by_op[QOP__COUNT]; /* done, by qop code */
 };
 void qops_counters(struct qops_counters *out);
 

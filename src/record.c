@@ -4,10 +4,12 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdio.h> /* rename(2), async-signal-safe */
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include "arch.h"
+#include "fnv.h"
 #include "record.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -94,8 +96,8 @@ void record_set_limits(long per_key, long total)
  * address differs from run to run. */
 static uint64_t fault_key(int sig, const uintptr_t *pcs, int n)
 {
-    uint64_t h = 1469598103934665603ULL;
-#define MIX(byte) (h = (h ^ (uint8_t)(byte)) * 1099511628211ULL)
+    uint64_t h = FNV1A_BASIS;
+#define MIX(byte) (h = fnv1a_byte(h, (uint8_t)(byte)))
     MIX(sig);
     for (int i = 0; i < n && i < RECORD_KEY_FRAMES; i++) {
         uintptr_t off = 0;
@@ -192,7 +194,7 @@ static _Atomic uint64_t seen[SEEN_SLOTS];
 static int seen_before(uint64_t key, const struct guard_call *c)
 {
     uint64_t h = key;
-    for (size_t i = 0; c && c->case_bytes && i < c->case_len; i++) h = (h ^ c->case_bytes[i]) * 1099511628211ULL;
+    if (c && c->case_bytes) h = fnv1a(h, c->case_bytes, c->case_len);
     h |= 1; /* 0 marks a free slot */
     for (unsigned k = 0; k < 64; k++) {
         _Atomic uint64_t *slot = &seen[(h + k) % SEEN_SLOTS];
@@ -226,29 +228,46 @@ enum record_result record_fault(const struct record_info *ri)
     return record_write(ri, atomic_fetch_add(&record_seq, 1), key, pcs, n) ? RECORD_FAILED : RECORD_WRITTEN;
 }
 
+static char sysroot[256];
+
+void record_read_env(void)
+{
+    const char *r = getenv("ASGF_SYSROOT");
+    if (r && *r == '/' && strlen(r) < sizeof sysroot) memcpy(sysroot, r, strlen(r) + 1);
+}
+
+void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,
+                 const char *mode)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    sb_str(b, "ASGF-RECORD 1\npid: ");
+    sb_dec(b, getpid());
+    sb_str(b, "\ntid: ");
+    sb_dec(b, tid);
+    sb_str(b, "\nthread: ");
+    sb_str(b, or_unknown(thread));
+    sb_str(b, "\ntime_ns: ");
+    sb_dec(b, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
+    sb_str(b, "\nbackend: ");
+    sb_str(b, or_unknown(backend));
+    sb_str(b, "\nentry: ");
+    sb_str(b, or_unknown(entry));
+    sb_str(b, "\nmode: ");
+    sb_str(b, or_unknown(mode));
+    if (sysroot[0]) {
+        sb_str(b, "\nsysroot: ");
+        sb_str(b, sysroot);
+    }
+}
+
 static int record_write(const struct record_info *ri, unsigned seq, uint64_t key, const uintptr_t *pcs, int n)
 {
     struct sbuf b = {ri->buf, 0, ri->buf_len};
     int tid = threads_gettid();
     const struct thread_info *t = threads_find(tid);
     const struct guard_call *c = ri->call;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-
-    sb_str(&b, "ASGF-RECORD 1\npid: ");
-    sb_dec(&b, getpid());
-    sb_str(&b, "\ntid: ");
-    sb_dec(&b, tid);
-    sb_str(&b, "\nthread: ");
-    sb_str(&b, t ? t->name : "?");
-    sb_str(&b, "\ntime_ns: ");
-    sb_dec(&b, (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec);
-    sb_str(&b, "\nbackend: ");
-    sb_str(&b, or_unknown(c ? c->backend : 0));
-    sb_str(&b, "\nentry: ");
-    sb_str(&b, or_unknown(c ? c->entry : 0));
-    sb_str(&b, "\nmode: ");
-    sb_str(&b, or_unknown(c ? c->mode : 0));
+    record_head(&b, tid, t ? t->name : NULL, c ? c->backend : NULL, c ? c->entry : NULL, c ? c->mode : NULL);
     /* Another thread calling in on a held target: the queue calls are allowed
      * there, the iterator calls belong to the owning thread and are a misuse
      * the fuzzer tries on purpose. */

@@ -36,6 +36,8 @@ struct record_info {
 #define RECORD_KEY_FRAMES 4
 #define RECORD_PER_KEY_DEFAULT 20
 #define RECORD_TOTAL_DEFAULT 100000
+#define RECORD_TEXT_(x) #x
+#define RECORD_TEXT(x) RECORD_TEXT_(x) /* a number for help texts */
 
 enum record_result { RECORD_WRITTEN, RECORD_COUNTED, RECORD_FAILED };
 
@@ -48,6 +50,18 @@ enum record_result record_fault(const struct record_info *ri);
 /* [handler-safe] 1 once a write in the record directory failed for want of
  * space: faults since then were counted, not written. */
 int record_out_of_space(void);
+
+/* Not handler-safe: reads ASGF_SYSROOT (set by the wrapper of a JDK that
+ * ci/install-jdk put in a root of a newer Debian), which records then name
+ * so triage finds their modules there. Call before faults can happen. */
+void record_read_env(void);
+
+/* [handler-safe] The lines every record starts with (docs/crash-record.md):
+ * the magic, pid, tid, thread, time, backend, entry and mode, and the
+ * sysroot if there is one; NULL says "?". */
+struct sbuf;
+void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,
+                 const char *mode);
 
 /* Not for handlers: a record whose text the caller made (a stack-walk
  * mismatch of the oracle, docs/crash-record.md), counted and limited like a fault

@@ -145,6 +145,12 @@ int regions_in_libjvm(uintptr_t addr)
     return s && addr >= s->jvm_lo && addr < s->jvm_hi;
 }
 
+int regions_in_code_cache(uintptr_t addr)
+{
+    uintptr_t lo, hi;
+    return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && addr >= lo && addr < hi;
+}
+
 int regions_poll_page(uintptr_t *lo, uintptr_t *hi)
 {
     const struct snapshot *s = current();

@@ -25,6 +25,10 @@ const char *regions_module_of(uintptr_t addr, uintptr_t *offset);
 
 /* [handler-safe] Whether addr is in an executable mapping of libjvm.so. */
 int regions_in_libjvm(uintptr_t addr);
+/* [handler-safe] Whether addr lies in the code cache (JIT code, the
+ * interpreter, stubs): a pc there is Java code's, compiled, interpreted or a
+ * stub, where AGCT trusts the context it is given. */
+int regions_in_code_cache(uintptr_t addr);
 
 /* [handler-safe] The JVM's armed safepoint poll page, found by its shape in
  * the snapshot (README, "Crash protection"): 1 and its bounds, or 0 if none. */

@@ -6,8 +6,7 @@
 
 static int is_code(uint64_t v)
 {
-    uintptr_t lo, hi;
-    return regions_in_libjvm((uintptr_t)v) || (regions_bounds(REGION_CODE_CACHE, &lo, &hi) && v >= lo && v < hi);
+    return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
 }
 
 /* Word index of an anchor in the copy, or -1 when the anchor is not in it:

@@ -66,6 +66,8 @@ static struct {
 } batch;
 
 static unsigned long long word(unsigned long long gen, enum phase p) { return gen << 3 | p; }
+static unsigned long long gen_of(unsigned long long w) { return w >> 3; }
+static enum phase phase_of(unsigned long long w) { return (enum phase)(w & 7); }
 static int cas(unsigned long long from, unsigned long long to) { return atomic_compare_exchange_strong(&req.word, &from, to); }
 
 /*
@@ -73,14 +75,18 @@ static int cas(unsigned long long from, unsigned long long to) { return atomic_c
  * on a CPU, then sleep on a futex that the other side bumps (and wakes, if
  * we sleep) whenever it moves the request on. Spinning buys the round trip
  * of a wake-up when both threads have a core; a thread that spins while
- * its peer waits for that core only delays it, which is what two jobs on
- * two cores did (1.2k execs/s each, against 288k alone), so a side that
- * sees its peer asleep does not spin at all. A futex wait and wake are raw
+ * its peer waits for that core only delays it (docs/figures.md, contended
+ * runs), so a side that sees its peer asleep does not spin at all. A futex wait and wake are raw
  * syscalls: async-signal-safe in the target's handler.
  */
 struct waiter {
     _Atomic int word;   /* bumped on every change meant for this side */
     _Atomic int sleeps; /* this side is in (or about to enter) FUTEX_WAIT */
+    /* How long this side spins now, between spin_ns / 16 and spin_ns, as
+     * adaptive mutexes do: halved when the answer after a spin took many
+     * spins' time (the peer was off its CPU: other jobs keep them busy),
+     * grown while answers come during the spin or just after it. */
+    _Atomic long long budget;
 };
 static struct waiter caller_w, target_w;
 static long long spin_ns;
@@ -92,21 +98,45 @@ static void wake(struct waiter *w)
     if (atomic_load(&w->sleeps)) syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
+/* [handler-safe] After a spin that ran out: an answer that came soon after
+ * says a longer spin would have caught it; one that took many spins' time
+ * says the peer was off its CPU, and spinning only took ours. */
+static void adapt(struct waiter *self, long long budget, long long waited)
+{
+    if (waited <= budget) {
+        long long more = 2 * budget + 1000;
+        atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
+    } else if (waited > 16 * spin_ns && budget / 2 >= spin_ns / 16) {
+        atomic_store_explicit(&self->budget, budget / 2, memory_order_relaxed);
+    }
+}
+
 /* [handler-safe] Waits as side `self` while *watch equals `v`, until
  * deadline (CLOCK_MONOTONIC ns); 1 if it changed. `peer`: the other side,
  * whose sleeping makes spinning pointless. */
 static int wait_while(struct waiter *self, const struct waiter *peer, const _Atomic unsigned long long *watch,
                       unsigned long long v, _Atomic int *also, long long deadline)
 {
-    long long now = sigsafe_now_ns(), spin_end = now + spin_ns;
+    long long budget = atomic_load_explicit(&self->budget, memory_order_relaxed);
+    long long now = sigsafe_now_ns(), spin_end = now + budget;
+    int spun = 0;
     while (now < spin_end && !atomic_load(&peer->sleeps)) {
-        if (atomic_load(watch) != v || (also && !atomic_load(also))) return 1;
+        spun = 1;
+        if (atomic_load(watch) != v || (also && !atomic_load(also))) {
+            long long more = budget + budget / 2 + 500;
+            atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
+            return 1;
+        }
         arch_cpu_relax();
         now = sigsafe_now_ns();
     }
+    long long slept_from = now;
     for (;;) {
         int seen = atomic_load(&self->word);
-        if (atomic_load(watch) != v || (also && !atomic_load(also))) return 1;
+        if (atomic_load(watch) != v || (also && !atomic_load(also))) {
+            if (spun) adapt(self, budget, sigsafe_now_ns() - slept_from);
+            return 1;
+        }
         long long left = deadline - sigsafe_now_ns();
         if (left <= 0) return 0;
         struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
@@ -139,7 +169,7 @@ static int move(unsigned long long from, unsigned long long to)
  * the handler's claim of it; the word then, or 0 at the deadline. */
 static unsigned long long wait_answer(unsigned long long w, long long deadline)
 {
-    unsigned long long claimed = word(w >> 3, RUNNING);
+    unsigned long long claimed = word(gen_of(w), RUNNING);
     for (;;) {
         if (!wait_change(w, deadline)) return 0;
         unsigned long long now = atomic_load(&req.word);
@@ -154,19 +184,11 @@ static unsigned long long wait_answer(unsigned long long w, long long deadline)
  * ran, 0 if the caller took it back first. */
 static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struct thread_info *self)
 {
-    if (!cas(w, word(w >> 3, RUNNING))) return 0;
+    if (!cas(w, word(gen_of(w), RUNNING))) return 0;
     exec_case(req.cx, req.prog, uc, self, req.out);
     return 1;
 }
 
-/* [handler-safe] Whether the interrupted pc lies in the code cache: the
- * walk starts in the target's Java code (compiled, interpreted or a stub)
- * rather than in the VM or libc. */
-static int in_code_cache(const ucontext_t *uc)
-{
-    uintptr_t lo, hi, pc = (uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC);
-    return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && pc >= lo && pc < hi;
-}
 
 /* [handler-safe] The held target's side: stays in the handler, running
  * the caller's signal-mode cases on its context and waiting while the
@@ -219,16 +241,16 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     (void)sig, (void)si;
     const ucontext_t *uc = ucv;
     unsigned long long w = atomic_load(&req.word);
-    if ((w & 7) != SENT || req.tid != threads_gettid() || guard_vm_dying()) {
+    if (phase_of(w) != SENT || req.tid != threads_gettid() || guard_vm_dying()) {
         atomic_fetch_add(&n_late, 1);
         return;
     }
-    unsigned long long gen = w >> 3, running = word(gen, RUNNING);
+    unsigned long long gen = gen_of(w), running = word(gen, RUNNING);
     /* The hold counts from here: a signal delivered late still gets its batch. */
     long long now = sigsafe_now_ns(), leave_at = req.batch_ns ? now + req.batch_ns : 0, hard = now + req.hold_ns;
     const struct thread_info *self = threads_find(threads_gettid());
     int thread_mode = req.mode == MODE_THREAD;
-    req.uc = uc, req.self = self, req.from_java = in_code_cache(uc);
+    req.uc = uc, req.self = self, req.from_java = regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
     if (!thread_mode) {
         if (!claim_and_run(w, uc, self)) {
             atomic_fetch_add(&n_late, 1);
@@ -258,6 +280,8 @@ int target_install(int signo, long long spin)
 {
     if (sigsafe_install(signo, on_signal, 0)) return -1;
     spin_ns = spin;
+    atomic_store(&caller_w.budget, spin);
+    atomic_store(&target_w.budget, spin);
     signo_used = signo;
     return 0;
 }
@@ -348,7 +372,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
                          struct exec_outcome *out, long long timeout_ns)
 {
     int batching = batch_max > 1 && tid != threads_gettid();
-    unsigned long long gen = (atomic_load(&req.word) >> 3) + 1;
+    unsigned long long gen = gen_of(atomic_load(&req.word)) + 1;
     long long now = sigsafe_now_ns();
     req.tid = tid, req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
     req.batch_ns = batching ? batch_hold_ns : 0;
@@ -379,7 +403,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
     }
     /* A handler that has not started yet finds IDLE and leaves it alone. */
     w = atomic_load(&req.word);
-    if ((w >> 3) == gen && (w & 7) != HELD && (w & 7) != BUSY) atomic_store(&req.word, word(gen, IDLE));
+    if (gen_of(w) == gen && phase_of(w) != HELD && phase_of(w) != BUSY) atomic_store(&req.word, word(gen, IDLE));
     return rc;
 }
 

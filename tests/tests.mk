@@ -22,7 +22,7 @@ $(BUILD)/tests/fake_proto_test: tests/c/fake_proto_test.c tests/c/tap.h src/asgs
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -ldl -o $@
 
-TEST_BINS := $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
@@ -53,12 +53,24 @@ $(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c tests/jvm/fault_kno
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS $< -lpthread -o $@
 
+# ... with one bug each in ResizeQueue, MoveFrameMark and DeregisterQueue
+# during the queue's own processing (tests/campaign_lifecycle_bugs.t), and
+# with every planted bug (one bucket per bug, in the closing measurements).
+$(BUILD)/tests/libfake_proto_procbugs.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPROCESSING_BUGS $< -lpthread -o $@
+
+$(BUILD)/tests/libfake_proto_allbugs.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS -DPROCESSING_BUGS -DITERATOR_BUGS $< -lpthread -o $@
+
 $(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
 	@mkdir -p $(dir $@)
 	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
 
 TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
 	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so $(BUILD)/tests/libfake_proto_bugs.so \
+	$(BUILD)/tests/libfake_proto_procbugs.so $(BUILD)/tests/libfake_proto_allbugs.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool
 
 # A stand-in VM build with one walker bug reachable from three entry points

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "agent.h"
+#include "agent_config.h"
 
 int main(int argc, char **argv)
 {

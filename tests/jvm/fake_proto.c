@@ -125,19 +125,40 @@ static struct fclass *live_class(unsigned k)
 }
 
 /*
- * -DPLANTED_BUGS: three bugs, each reachable through one lifecycle window
- * only, for the test that a campaign finds them (tests/asgst_lifecycle.t).
- * Each faults in its own function, so a crash record's pc names it.
+ * Planted bugs, for the tests that a campaign finds them (one bug, one
+ * function, so a crash record's pc names it), in groups:
+ *  -DPLANTED_BUGS: three, each reachable through one lifecycle window only
+ *   (tests/asgst_lifecycle.t);
+ *  -DPROCESSING_BUGS: ResizeQueue, MoveFrameMark and DeregisterQueue called
+ *   during the queue's own processing (from a handler it runs), the races
+ *   the prototype never tested;
+ *  -DITERATOR_BUGS: NextFrame on an iterator rewound after it failed.
  */
-#ifdef PLANTED_BUGS
-/* Distinct stores, so the compiler cannot fold the three into one. */
 #define PLANTED(name) __attribute__((noinline)) static void name(void) { *(volatile int *)POISON = __LINE__; }
+#define PLANT_ON(cond, bug) do { if (cond) bug(); } while (0)
+#define PLANT_OFF(cond, bug) do { } while (0)
+#ifdef PLANTED_BUGS
+/* Distinct stores, so the compiler cannot fold them into one. */
 PLANTED(bug_resize_race)           /* Enqueue writes past a capacity a pending resize shrank */
 PLANTED(bug_mark_off_frame)        /* a frame mark moved to an sp no walk gave out */
 PLANTED(bug_stale_method)          /* method info read from an unloaded class */
-#define PLANT(cond, bug) do { if (cond) bug(); } while (0)
+#define PLANT PLANT_ON
 #else
-#define PLANT(cond, bug) do { } while (0)
+#define PLANT PLANT_OFF
+#endif
+#ifdef PROCESSING_BUGS
+PLANTED(bug_resize_in_processing)
+PLANTED(bug_move_mark_in_processing)
+PLANTED(bug_deregister_in_processing)
+#define PLANT_PROCESSING PLANT_ON
+#else
+#define PLANT_PROCESSING PLANT_OFF
+#endif
+#ifdef ITERATOR_BUGS
+PLANTED(bug_next_after_failed_rewind)
+#define PLANT_ITERATOR PLANT_ON
+#else
+#define PLANT_ITERATOR PLANT_OFF
 #endif
 static unsigned long fault_every;
 static _Atomic unsigned long calls;
@@ -255,6 +276,7 @@ static int answered(ASGST_Iterator *it, int rc)
 EXPORT int NAME(NextFrame)(ASGST_Iterator *it, ASGST_Frame *f)
 {
     KNOB_ITER(NextFrame, it);
+    PLANT_ITERATOR(it && (it->knob_flags & (1u << KC_REWOUND_FAILED)), bug_next_after_failed_rewind);
     int st = state_of(it);
     if (st <= 0) {
         f->type = 0;
@@ -597,6 +619,7 @@ EXPORT bool NAME(DeregisterQueue)(JNIEnv *env, ASGST_Queue *q)
 {
     (void)env;
     KNOB(DeregisterQueue);
+    PLANT_PROCESSING(processing_owner && q && q->state == Q_BUSY, bug_deregister_in_processing);
     return q && atomic_exchange(&q->state, Q_CLOSED) != Q_CLOSED;
 }
 
@@ -661,6 +684,7 @@ EXPORT ASGST_QueueSizeInfo NAME(GetQueueSizeInfo)(ASGST_Queue *q)
 EXPORT void NAME(ResizeQueue)(ASGST_Queue *q, int size)
 {
     KNOB(ResizeQueue);
+    PLANT_PROCESSING(processing_owner && q && q->state == Q_BUSY, bug_resize_in_processing);
     q->pending = size < 1 ? 1 : size > 1024 ? 1024 : size;
 }
 
@@ -697,6 +721,8 @@ EXPORT ASGST_FrameMark *NAME(RegisterFrameMark)(JNIEnv *env, ASGST_FrameMarkHand
 EXPORT void NAME(MoveFrameMark)(ASGST_FrameMark *m, void *sp)
 {
     KNOB(MoveFrameMark);
+    /* to a frame the walk gave out (off one is bug_mark_off_frame's window) */
+    PLANT_PROCESSING(processing_owner && sp && sp == last_frame_sp, bug_move_mark_in_processing);
     PLANT(sp && sp != last_frame_sp, bug_mark_off_frame);
     atomic_store(&m->sp, sp);
 }
