@@ -7,7 +7,16 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 build=${BUILD:-$here/build}
 [ "${build#/}" != "$build" ] || build=$here/$build
-if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/lib/server/libjvm.so" ]; then
+# A JDK handle from ci/install-jdk (asgf-root beside bin/) lives in a root of a
+# newer Debian: the binaries run there ("${in_jdk[@]}" prefixes their command
+# lines), with the libjvm path as the root sees it.
+in_jdk=()
+if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/asgf-root" ] && [ -x "$JAVA_HOME/asgf-root-run" ]; then
+  jdk_root=$(cat "$JAVA_HOME/asgf-root")
+  jdk_lib=$(readlink -f "$JAVA_HOME/lib")
+  export LD_LIBRARY_PATH=${jdk_lib#"$jdk_root"}/server${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  in_jdk=("$JAVA_HOME/asgf-root-run" "$jdk_root")
+elif [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/lib/server/libjvm.so" ]; then
   export LD_LIBRARY_PATH=$JAVA_HOME/lib/server${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 
