@@ -5,49 +5,49 @@ cd "$(dirname "$0")/.." || exit 1
 export TRIAGE_REPLAY=/nonexistent/replay
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 T=crash-triage/triage
-tap() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
+. tests/lib.sh
 $T --bogus-option --out "$tmp/o" . >"$tmp/o1" 2>"$tmp/e1"; rc=$?
-[ $rc = 2 ] && grep -q -- '--bogus-option' "$tmp/e1"; tap $? "unknown option: exit 2 naming it (rc $rc)"
+[ $rc = 2 ] && grep -q -- '--bogus-option' "$tmp/e1"; ok $? "unknown option: exit 2 naming it (rc $rc)"
 $T --ou "$tmp/o" . >/dev/null 2>"$tmp/e2"; rc=$?
-[ $rc = 2 ] && grep -q -- '--ou' "$tmp/e2"; tap $? "abbreviated option is refused (rc $rc)"
-$T >/dev/null 2>"$tmp/e3"; tap $([ $? = 2 ] && echo 0 || echo 1) "no arguments: exit 2"
-$T --out "$tmp/o" --top 0 . >/dev/null 2>&1; tap $([ $? = 2 ] && echo 0 || echo 1) "--top 0: exit 2"
-$T --out "$tmp/o" --fail-on-new . >/dev/null 2>&1; tap $([ $? = 2 ] && echo 0 || echo 1) "--fail-on-new without --known: exit 2"
+[ $rc = 2 ] && grep -q -- '--ou' "$tmp/e2"; ok $? "abbreviated option is refused (rc $rc)"
+$T >/dev/null 2>"$tmp/e3"; ok $([ $? = 2 ] && echo 0 || echo 1) "no arguments: exit 2"
+$T --out "$tmp/o" --top 0 . >/dev/null 2>&1; ok $([ $? = 2 ] && echo 0 || echo 1) "--top 0: exit 2"
+$T --out "$tmp/o" --fail-on-new . >/dev/null 2>&1; ok $([ $? = 2 ] && echo 0 || echo 1) "--fail-on-new without --known: exit 2"
 
 crash-triage/testdata-gen/mktree "$tmp/tree"
 f=$(echo "$tmp"/tree/hs_err-17-agct-signal-1/hs_err_pid*.log)
 out=$($T --check "$f"); rc=$?
-[ $rc = 0 ] && [ "$out" = "SIGSEGV in forte_fill_call_trace_given_top" ]; tap $? "--check prints the title"
+[ $rc = 0 ] && [ "$out" = "SIGSEGV in forte_fill_call_trace_given_top" ]; ok $? "--check prints the title"
 out=$($T --check "$f" --top 1)
-[ "$out" = "SIGSEGV in forte_fill_call_trace_given_top" ]; tap $? "--top 1 shortens the title"
+[ "$out" = "SIGSEGV in forte_fill_call_trace_given_top" ]; ok $? "--top 1 shortens the title"
 out=$($T --check "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log)
-[ "$out" = "SIGSEGV in Unsafe_PutLong  [truncated]" ]; tap $? "--check flags a truncated file ($out)"
+[ "$out" = "SIGSEGV in Unsafe_PutLong  [truncated]" ]; ok $? "--check flags a truncated file ($out)"
 out=$($T --check "$tmp/tree/neg-record-bad-version/neg-record-bad-version"); rc=$?
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; tap $? "--check on a non-report prints one reason line"
-out=$($T --check /etc/hostname); printf '%s' "$out" | grep -q '^not a report: '; tap $? "--check on plain text"
+[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on a non-report prints one reason line"
+out=$($T --check /etc/hostname); printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on plain text"
 
 $T -q --out "$tmp/out" "$tmp/tree" >/dev/null 2>&1
 sigs=$(python3 -c 'import json,sys; print("\n".join(b["signature"] for b in json.load(open(sys.argv[1]))["buckets"]))' "$tmp/out/report.json")
 { echo "# known buckets"; printf '%s\n' "$sigs" | head -n 5; echo "SIGSEGV in Unsafe_GetLong   # by title"; } >"$tmp/known-some"
 { echo "# all of them"; printf '%s\n' "$sigs"; } >"$tmp/known-all"
 $T --out "$tmp/out" --known "$tmp/known-some" "$tmp/tree" >"$tmp/k1" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q ' NEW ' "$tmp/k1" && grep -q ' known ' "$tmp/k1"; tap $? "--known marks buckets known and new, exit 0 (rc $rc)"
-grep -q ' known SIGSEGV in Unsafe_GetLong$' "$tmp/k1"; tap $? "a known title matches its bucket"
+[ $rc = 0 ] && grep -q ' NEW ' "$tmp/k1" && grep -q ' known ' "$tmp/k1"; ok $? "--known marks buckets known and new, exit 0 (rc $rc)"
+grep -q ' known SIGSEGV in Unsafe_GetLong$' "$tmp/k1"; ok $? "a known title matches its bucket"
 $T -q --out "$tmp/out" --known "$tmp/known-some" --fail-on-new "$tmp/tree" >/dev/null 2>&1
-tap $([ $? = 1 ] && echo 0 || echo 1) "--fail-on-new with a new bucket: exit 1"
+ok $([ $? = 1 ] && echo 0 || echo 1) "--fail-on-new with a new bucket: exit 1"
 $T -q --out "$tmp/out" --known "$tmp/known-all" --fail-on-new "$tmp/tree" >/dev/null 2>&1
-tap $? "--fail-on-new with every bucket known: exit 0"
+ok $? "--fail-on-new with every bucket known: exit 0"
 $T -q --out "$tmp/out" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1
-tap $([ $? = 2 ] && echo 0 || echo 1) "missing --known file: exit 2"
+ok $([ $? = 2 ] && echo 0 || echo 1) "missing --known file: exit 2"
 
 # the example known-buckets file: the real AGCT fixtures are all known, so --fail-on-new passes
 mkdir -p "$tmp/agct"
 crash-triage/testdata-gen/mktree "$tmp/agct" hs_err-17-getpc-1 record-17-getpc-near-1 record-25-topframe-1 \
     hs_err-17-plant-inline record-25-plant-inline >/dev/null
 $T -q --out "$tmp/out-ex" --known crash-triage/known-buckets.example --fail-on-new "$tmp/agct" >"$tmp/k2" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q '(0 new, 3 known' "$tmp/k2"; tap $? "known-buckets.example: the three AGCT buckets are known, --fail-on-new exits 0 (rc $rc)"
+[ $rc = 0 ] && grep -q '(0 new, 3 known' "$tmp/k2"; ok $? "known-buckets.example: the three AGCT buckets are known, --fail-on-new exits 0 (rc $rc)"
 $T -q --out "$tmp/out" --known crash-triage/known-buckets.example --fail-on-new "$tmp/tree" >/dev/null 2>&1
-tap $([ $? = 1 ] && echo 0 || echo 1) "known-buckets.example over all fixtures: other buckets are new, exit 1"
+ok $([ $? = 1 ] && echo 0 || echo 1) "known-buckets.example over all fixtures: other buckets are new, exit 1"
 : >"$tmp/known-none"
 $T -q --out "$tmp/out" --known "$tmp/known-none" "$tmp/tree" >/dev/null 2>&1
 python3 - "$tmp/out/report.json" <<'PY'
@@ -58,9 +58,9 @@ print(('ok' if ok else 'not ok') + ' - suppressed buckets are neither new nor kn
 PY
 $T -q --out "$tmp/out-missing" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1; rc=$?
 [ $rc = 2 ] && [ ! -e "$tmp/out-missing/report.json" ] && [ ! -e "$tmp/out-missing/index.json" ]
-tap $? "a missing --known file is reported before any work is done (rc $rc)"
+ok $? "a missing --known file is reported before any work is done (rc $rc)"
 $T -q --out "$tmp/o-j" --jobs 0 "$tmp/tree" >/dev/null 2>"$tmp/ej"; rc=$?
-[ $rc = 2 ] && grep -q -- '--jobs wants a number' "$tmp/ej"; tap $? "--jobs 0: exit 2 naming it (rc $rc)"
+[ $rc = 2 ] && grep -q -- '--jobs wants a number' "$tmp/ej"; ok $? "--jobs 0: exit 2 naming it (rc $rc)"
 # enough files for the parallel parser: 2 processes give the same buckets as 1
 mkdir -p "$tmp/tree2" && cp -r "$tmp/tree" "$tmp/tree2/a" && cp -r "$tmp/tree" "$tmp/tree2/b"
 $T -q --jobs 1 --out "$tmp/o-j1" "$tmp/tree2" >/dev/null 2>&1

@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 export TRIAGE_REPLAY=/nonexistent/replay
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 T=crash-triage/triage
-tap() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
+. tests/lib.sh
 total() { python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["totals"]; print(t["reports"], t["buckets"], t["needs_replay"])' "$tmp/out/report.json"; }
 crash-triage/testdata-gen/mktree "$tmp/tree"
 # mktree's artifacts are not valid cases (triage rejects those without a replay); make
@@ -18,16 +18,16 @@ for p in glob.glob(os.path.join(sys.argv[1], 'libfuzzer', 'crash-*')) + \
         glob.glob(os.path.join(sys.argv[1], 'afl', '*', 'crashes', 'id:*')):
     open(p, 'wb').write(case if 'crash-' in p else case[:16])
 PY
-$T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log1" 2>&1; tap $? "first run"
+$T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log1" 2>&1; ok $? "first run"
 first=$(total)
 $T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log2" 2>&1
-grep -q '^triage: 0 files looked at' "$tmp/log2"; tap $? "second run looks at no file"
-[ "$(total)" = "$first" ]; tap $? "second run keeps the totals ($first)"
+grep -q '^triage: 0 files looked at' "$tmp/log2"; ok $? "second run looks at no file"
+[ "$(total)" = "$first" ]; ok $? "second run keeps the totals ($first)"
 # a touched file is re-read but replaces its old membership
 touch "$tmp"/tree/hs_err-17-unsafe-put-1/hs_err_pid*.log
 $T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log3" 2>&1
-grep -q '^triage: 1 files looked at' "$tmp/log3"; tap $? "touched file is looked at again"
-[ "$(total)" = "$first" ]; tap $? "touched file is not counted twice"
+grep -q '^triage: 1 files looked at' "$tmp/log3"; ok $? "touched file is looked at again"
+[ "$(total)" = "$first" ]; ok $? "touched file is not counted twice"
 # a new report in the tree adds one to its bucket
 mkdir -p "$tmp/tree/late" && cp "$tmp"/tree/hs_err-17-unsafe-get-1/hs_err_pid*.log "$tmp/tree/late/hs_err_pid9999.log"
 $T -q --out "$tmp/out" "$tmp/tree" >"$tmp/log4" 2>&1
@@ -66,7 +66,7 @@ J=/usr/lib/jvm/java-17-openjdk-amd64/lib/server/libjvm.so
 SH
 chmod +x "$tmp/fake-replay"
 before=$(total)
-$T -q --out "$tmp/out" --replay-cmd "$tmp/fake-replay" "$tmp/tree" >"$tmp/log6" 2>&1; tap $? "run with a replay command"
+$T -q --out "$tmp/out" --replay-cmd "$tmp/fake-replay" "$tmp/tree" >"$tmp/log6" 2>&1; ok $? "run with a replay command"
 python3 - "$tmp/out" <<'PY'
 import json, os, sys
 rep = json.load(open(os.path.join(sys.argv[1], 'report.json')))
@@ -79,10 +79,10 @@ ok = len(fz) == 2 and all(m['report_file'] and os.path.exists(m['report_file']) 
 print(('ok' if ok else 'not ok') + ' - replay records are kept under OUT/replays and the artifact is the case')
 PY
 $T -q --out "$tmp/out" --replay-cmd "$tmp/fake-replay" "$tmp/tree" >"$tmp/log7" 2>&1
-grep -q '^triage: 0 files looked at' "$tmp/log7"; tap $? "replayed artifacts are not replayed again"
+grep -q '^triage: 0 files looked at' "$tmp/log7"; ok $? "replayed artifacts are not replayed again"
 # an artifact that is not a valid case is refused with the reason, without a replay
 mkdir -p "$tmp/bad" && printf 'ASGF\001\000\000\001abc' >"$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567"
 printf '#!/bin/sh\ntouch "%s/replayed"\n' "$tmp" >"$tmp/marker-replay"; chmod +x "$tmp/marker-replay"
 $T --check "$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567" --replay-cmd "$tmp/marker-replay" >"$tmp/log8" 2>&1
 grep -q 'not a valid case (offset 11: no global section)' "$tmp/log8" && [ ! -e "$tmp/replayed" ]
-tap $? "an artifact that is not a valid case is refused by offset, never replayed ($(head -c 120 "$tmp/log8"))"
+ok $? "an artifact that is not a valid case is refused by offset, never replayed ($(head -c 120 "$tmp/log8"))"

@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.." || exit 1
 export TRIAGE_REPLAY=/nonexistent/replay
 REAL_BUILD=${BUILD:-build}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-tap() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
-is() { [ "$1" = "$2" ]; tap $? "$3 (got $1)"; }
+. tests/lib.sh
+is() { [ "$1" = "$2" ]; ok $? "$3 (got $1)"; }
 RP=crash-triage/repro MIN=crash-triage/minimize
 mkdir -p "$tmp/build/fuzz"
 ln -s "$PWD/crash-triage/testdata-gen/fake-replay" "$tmp/build/fuzz/asgf-replay"
@@ -23,10 +23,10 @@ printf 'asgf-case 1\nmut rbx delta 5\n' >"$tmp/none.txt"
 
 # -- usage and bad input: exit 2 ------------------------------------------------------
 $RP >/dev/null 2>&1; is $? 2 "repro without TARGET exits 2"
-$RP "$tmp/nope" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'no such file' "$tmp/e"; tap $? "repro on a missing file exits 2 with a reason"
-$RP "$tmp" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'without bucket.json' "$tmp/e"; tap $? "repro on a directory that is no bucket exits 2"
+$RP "$tmp/nope" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'no such file' "$tmp/e"; ok $? "repro on a missing file exits 2 with a reason"
+$RP "$tmp" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'without bucket.json' "$tmp/e"; ok $? "repro on a directory that is no bucket exits 2"
 echo hello >"$tmp/junk.case"
-$RP "$tmp/junk.case" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'not a case file' "$tmp/e"; tap $? "repro on a non-case file exits 2"
+$RP "$tmp/junk.case" >/dev/null 2>"$tmp/e"; rc=$?; [ $rc = 2 ] && grep -q 'not a case file' "$tmp/e"; ok $? "repro on a non-case file exits 2"
 $RP "$tmp/three.case" --shared --via stress >/dev/null 2>&1; is $? 2 "--shared with --via stress exits 2"
 $RP "$tmp/three.case" -n 0 >/dev/null 2>&1; is $? 2 "-n 0 exits 2"
 $MIN "$tmp/three.case" >/dev/null 2>&1; is $? 2 "minimize without -o exits 2"
@@ -34,10 +34,10 @@ $MIN "$tmp/three.case" >/dev/null 2>&1; is $? 2 "minimize without -o exits 2"
 # -- repro -------------------------------------------------------------------------------
 $RP "$tmp/three.case" -n 3 >"$tmp/r1" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'reproduced with the same signature in 3/3 attempts' "$tmp/r1" && grep -q 'REPRODUCED (a fault; nothing expected)' "$tmp/r1"
-tap $? "repro of a case with no expectation: any fault counts, 3/3, exit 0 (rc $rc)"
-grep -q 'via replay' "$tmp/r1"; tap $? "replay is the default when the replay binary exists"
+ok $? "repro of a case with no expectation: any fault counts, 3/3, exit 0 (rc $rc)"
+grep -q 'via replay' "$tmp/r1"; ok $? "replay is the default when the replay binary exists"
 $RP "$tmp/none.txt" -n 2 >"$tmp/r2" 2>&1; rc=$?
-[ $rc = 1 ] && grep -q 'NOT REPRODUCED' "$tmp/r2" && grep -q 'any fault in 0/2' "$tmp/r2"; tap $? "a text case that never faults: 0/2, exit 1 (rc $rc)"
+[ $rc = 1 ] && grep -q 'NOT REPRODUCED' "$tmp/r2" && grep -q 'any fault in 0/2' "$tmp/r2"; ok $? "a text case that never faults: 0/2, exit 1 (rc $rc)"
 
 # a bucket made by triage from a record of bug A
 mkdir -p "$tmp/tree"
@@ -47,7 +47,7 @@ crash-triage/triage -q --out "$tmp/out" "$tmp/tree" >/dev/null 2>&1
 sigA=$(python3 -c 'import json,sys; print([b["signature"] for b in json.load(open(sys.argv[1]))["buckets"] if "0x1000" in b["title"]][0])' "$tmp/out/report.json")
 $RP "$tmp/out/buckets/$sigA" -n 3 --json "$tmp/r3.json" >"$tmp/r3" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "expected: $sigA" "$tmp/r3" && grep -q 'same signature in 3/3' "$tmp/r3" && grep -q 'REPRODUCED (same signature)' "$tmp/r3"
-tap $? "repro BUCKET replays smallest.case and finds the bucket's signature (rc $rc)"
+ok $? "repro BUCKET replays smallest.case and finds the bucket's signature (rc $rc)"
 python3 - "$tmp/r3.json" "$sigA" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -59,16 +59,16 @@ $RP "$sigA" --out "$tmp/out" -n 1 >/dev/null 2>&1; is $? 0 "repro SIGNATURE --ou
 $RP "$tmp/out/buckets/$sigA/bucket.json" -n 1 >/dev/null 2>&1; is $? 0 "repro accepts the bucket.json path"
 $RP "$tmp/bugb.case" --expect "$sigA" -n 2 >"$tmp/r4" 2>&1; rc=$?
 [ $rc = 1 ] && grep -q 'fault, OTHER signature: SIGSEGV in libfake.so+0x2000' "$tmp/r4" && grep -q 'any fault in 2/2' "$tmp/r4"
-tap $? "a fault with another signature does not count as reproduced (rc $rc)"
+ok $? "a fault with another signature does not count as reproduced (rc $rc)"
 cp "$tmp/bugb.case" "$tmp/out/buckets/$sigA/cases/zz-other.case"
 $RP "$tmp/out/buckets/$sigA/cases/zz-other.case" -n 1 >"$tmp/r5" 2>&1
-grep -q "expected: $sigA" "$tmp/r5"; tap $? "a case inside a bucket directory expects that bucket's signature"
+grep -q "expected: $sigA" "$tmp/r5"; ok $? "a case inside a bucket directory expects that bucket's signature"
 FAKE_REPLAY_RATE=1/3 FAKE_REPLAY_STATE=$tmp/state1 $RP "$tmp/three.case" -n 6 --expect "$sigA" --json "$tmp/r6.json" >"$tmp/r6" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'same signature in 2/6 attempts (33%, 95% interval 10%-70%)' "$tmp/r6"
-tap $? "a statistical bug: rate 2/6 with its 95% interval (rc $rc)"
+ok $? "a statistical bug: rate 2/6 with its 95% interval (rc $rc)"
 $RP "$tmp/three.case" --shared -n 50 >"$tmp/r7" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'ONE JVM runs the case 50 times' "$tmp/r7" && grep -q 'walks faulted 50/50' "$tmp/r7" && grep -q 'per-walk rate in one JVM: 100%' "$tmp/r7"
-tap $? "--shared: one replay with -n N, per-walk rate (rc $rc)"
+ok $? "--shared: one replay with -n N, per-walk rate (rc $rc)"
 
 # -- minimize ----------------------------------------------------------------------------
 $MIN "$tmp/three.case" -o "$tmp/m1.case" --expect "$sigA" --json "$tmp/m1.json" >"$tmp/m1" 2>&1; rc=$?
@@ -89,11 +89,11 @@ tap(any(s['what'].startswith('drop record 1') and not s['reproduced'] and s['oth
 tap(j['records_before'] == 3 and j['records_after'] == 1 and j['bytes_after'] == 28, 'json: 3 -> 1 records, 28 bytes')
 PY
 FAKE_REPLAY_RATE=1/3 FAKE_REPLAY_STATE=$tmp/state2 $MIN "$tmp/three.case" -o "$tmp/m2.case" --expect "$sigA" --tries 3 >"$tmp/m2" 2>&1; rc=$?
-[ $rc = 0 ] && cmp -s "$tmp/m1.case" "$tmp/m2.case"; tap $? "statistical (1 in 3 attempts reproduces), --tries 3: same result (rc $rc)"
+[ $rc = 0 ] && cmp -s "$tmp/m1.case" "$tmp/m2.case"; ok $? "statistical (1 in 3 attempts reproduces), --tries 3: same result (rc $rc)"
 $MIN "$tmp/none.txt" -o "$tmp/m3.case" >"$tmp/m3" 2>&1; rc=$?
-[ $rc = 1 ] && [ ! -e "$tmp/m3.case" ] && grep -q 'does not reproduce' "$tmp/m3"; tap $? "a case that does not reproduce: exit 1, nothing written (rc $rc)"
+[ $rc = 1 ] && [ ! -e "$tmp/m3.case" ] && grep -q 'does not reproduce' "$tmp/m3"; ok $? "a case that does not reproduce: exit 1, nothing written (rc $rc)"
 $MIN "$tmp/out/buckets/$sigA" -o "$tmp/m4.case" --max-steps 2 >"$tmp/m4" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q 'stopped at --max-steps 2' "$tmp/m4"; tap $? "--max-steps bounds the work and says so (rc $rc)"
+[ $rc = 0 ] && grep -q 'stopped at --max-steps 2' "$tmp/m4"; ok $? "--max-steps bounds the work and says so (rc $rc)"
 
 # -- the real replay tool with the test hook ------------------------------------------------
 export BUILD=$REAL_BUILD
@@ -117,6 +117,6 @@ print(('ok' if ok else 'not ok') + ' - real JVM, test hook: 5 irrelevant records
 PY
 grep -q 'expected signature taken from the unmodified case: 0ccd219a2649 SIGSEGV in forte_fill_call_trace_given_top$' "$tmp/m5" \
   || grep -q 'expected signature taken from the unmodified case' "$tmp/m5"
-tap $? "minimize names the signature it keeps"
+ok $? "minimize names the signature it keeps"
 $RP "$tmp/five.min" -n 2 --test-plant 0x10 >"$tmp/r8" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q 'in 2/2 attempts' "$tmp/r8"; tap $? "real JVM, test hook: repro 2/2 fresh JVMs (rc $rc)"
+[ $rc = 0 ] && grep -q 'in 2/2 attempts' "$tmp/r8"; ok $? "real JVM, test hook: repro 2/2 fresh JVMs (rc $rc)"

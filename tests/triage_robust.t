@@ -5,13 +5,13 @@ cd "$(dirname "$0")/.." || exit 1
 # hermetic: never pick up a real fuzz/replay unless a test passes --replay-cmd
 export TRIAGE_REPLAY=/nonexistent/replay
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-tap() { if [ "$1" = 0 ]; then echo "ok - $2"; else echo "not ok - $2"; fi; }
+. tests/lib.sh
 seed=${TRIAGE_FUZZ_SEED:-$(date +%s)}
 timeout 120 crash-triage/fuzz-parsers --iterations 20000 --seed "$seed" --time-limit 35 \
     --save-dir "$tmp/fail" >"$tmp/fuzz.log" 2>&1
 rc=$?
 tail -n 5 "$tmp/fuzz.log"
-tap $rc "parser fuzzing, seed $seed ($(tail -n 1 "$tmp/fuzz.log"))"
+ok $rc "parser fuzzing, seed $seed ($(tail -n 1 "$tmp/fuzz.log"))"
 [ $rc = 0 ] || cp -r "$tmp/fail" "${TMPDIR:-/tmp}/triage-fuzz-failures-$seed" 2>/dev/null
 
 # a tree of junk: every bad file gives a one-line reason, the run exits 0
@@ -22,7 +22,7 @@ printf 'ASGF-RECORD 1\n' >"$tmp/junk/a/record-1-1-0.txt"
 python3 -c "import sys; sys.stdout.write('#\n# A fatal error has been detected by the Java Runtime Environment:\n' + 'x' * (10 << 20) + '\n')" >"$tmp/junk/a/hs_err_pid3.log"
 head -c 5000 /dev/urandom >"$tmp/junk/a/random.bin"
 crash-triage/triage --out "$tmp/out" "$tmp/junk" >"$tmp/out.log" 2>"$tmp/err.log"
-tap $? "triage over a junk tree exits 0"
+ok $? "triage over a junk tree exits 0"
 python3 - "$tmp/out" <<'PY'
 import json, os, sys
 out = sys.argv[1]

@@ -7,6 +7,7 @@ import shutil
 import time
 
 from . import case as casefmt
+from . import jdk as jdklib
 from .outdir import SPACE, copy_atomic, write_atomic
 from .signature import describe
 
@@ -201,7 +202,7 @@ class Store:
                   'si_addr': None if rep.si_addr is None else '0x%x' % rep.si_addr,
                   'message': rep.message, 'flags': list(rep.flags), 'case': None,
                   'case_bytes': None, 'report_file': rep.extra.get('report_file'),
-                  'via': rep.extra.get('via'), 'key': rep.extra.get('key'),
+                  'via': rep.extra.get('via'), 'key': rep.extra.get('key'), 'jdk': jdklib.of_report(rep),
                   'ended_early': bool(rep.extra.get('ended_early'))}
         case = self._write_case(sig, rep)
         if case:
@@ -213,6 +214,8 @@ class Store:
             b['members'] = [m for m in b['members'] if m['id'] != mid]
         b['members'].append(member)
         ids.add(mid)
+        if member['jdk'] and not b.get('jdk'):
+            b['jdk'] = member['jdk']     # the VM the bucket was found on: repro runs it there
         b['suppressed'] = rep.extra.get('suppressed')
         self.touched.add(sig)
         return sig

@@ -1,4 +1,8 @@
-"""Find crash reports in trees, detect their kind and run the right parser."""
+"""Find crash reports in trees, detect their kind and run the right parser.
+
+A file taken for an hs_err log in which parse_hserr finds no header is read as a
+fragment; a fuzzer artifact is replayed and the files the replay leaves are read with
+parse_path."""
 import os
 import re
 
@@ -20,9 +24,25 @@ INFLIGHT_HEADER = 16
 CASE_MAX = casefmt.MAX_SIZE  # the largest case any version allows
 SKIP_DIRS = {'.git', '__pycache__'}
 
+
+def parse_hserr_or_fragment(data, path):
+    """parse_hserr.parse, or parse_fragment.parse for a file without the header (one
+    named hs_err_pid*.log may be cut before it, or hold a paste).  Fails with both
+    parsers' reasons; a benign reason of the fragment parser passes through as it is."""
+    try:
+        return parse_hserr.parse(data, path)
+    except parse_hserr.NoHeader as no_header:
+        try:
+            return parse_fragment.parse(data, path)
+        except NotAReport as e:
+            if e.benign:
+                raise
+            raise NotAReport('%s and %s' % (no_header.reason, e.reason))
+
+
 PARSERS = {
     'record': parse_record.parse,
-    'hs_err': parse_hserr.parse,
+    'hs_err': parse_hserr_or_fragment,
     'asan': parse_asan.parse,
     'fragment': parse_fragment.parse,
 }
@@ -64,7 +84,7 @@ def parse_data(data, path, kind=None, replay_argv=None):
                 bad = casefmt.validate(data)
                 if bad:         # the replay tool would refuse it too, a process later
                     return [], 'fuzzer artifact is not a valid case (%s): nothing to replay' % bad
-                reps, note = parse_fuzzer.replay(replay_argv, path, data=data)
+                reps, note = parse_fuzzer.replay(replay_argv, path, parse_path, data=data)
                 if reps:
                     return reps, None
                 return [], 'fuzzer artifact did not crash on replay (%s)' % note
@@ -99,6 +119,7 @@ def parse_path(path, replay_argv=None):
         if oversize:
             r.flag('oversize')
         attach_inflight(r)
+        attach_sysroot(r, path)
     return kind, reps, reason
 
 
@@ -144,6 +165,21 @@ def read_inflight(path, tid=None):
     if data[:4] == b'ASGF' and 16 <= len(data) <= CASE_MAX:
         return data          # bare case bytes (inflight-<tid>.case)
     return None
+
+
+def attach_sysroot(rep, path):
+    """A report from a JVM run in a JDK's root (ci/install-jdk) names modules as the root
+    sees them: the run directory's `sysroot` file (stress/run writes it) says where that
+    root is, for reports that do not say so themselves (hs_err files)."""
+    if rep.extra.get('sysroot'):
+        return
+    try:
+        with open(os.path.join(os.path.dirname(path), 'sysroot')) as f:
+            root = f.read(300).strip()
+    except OSError:
+        return
+    if root.startswith('/') and '\n' not in root:
+        rep.extra['sysroot'] = root
 
 
 def attach_inflight(rep):

@@ -84,11 +84,11 @@ def clean_tmp(out):
     return removed
 
 
-def write_atomic(path, data):
-    """Write str or bytes to path through path.tmp and a rename. On any error the
-    .tmp is removed and the OSError (with its filename) raised; path keeps its
-    previous content."""
-    tmp = path + TMP
+def write_atomic(path, data, tmp=None):
+    """Write str or bytes to path through a temporary (default path.tmp) and a rename.
+    On any error the temporary is removed and the OSError (with its filename) raised;
+    path keeps its previous content."""
+    tmp = tmp or path + TMP
     mode = 'wb' if isinstance(data, (bytes, bytearray)) else 'w'
     try:
         with open(tmp, mode, **({} if mode == 'wb' else {'encoding': 'utf-8'})) as f:

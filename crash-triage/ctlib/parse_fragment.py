@@ -5,11 +5,13 @@ and mail.  A 'Native frames:' block, the '# Problematic frame:' lines of the hea
 
 Such text is a report as soon as it holds one recognizable frame list.  It is flagged
 'fragment' plus what it lacks ('no-header', 'no-signal-info', 'no-registers'), so that
-a bucket made only of fragments says why it has no pid, no si_addr or no case."""
+a bucket made only of fragments says why it has no pid, no si_addr or no case.  Lines
+read as in a whole file (frames, signal, siginfo, thread, maps) follow hserr_grammar."""
 import re
 
-from . import parse_hserr
-from .model import MAX_FRAMES, NotAReport, Report, bounded_lines, decode, one_line
+from .hserr_grammar import (HEADER_RE, ID_RE, INTERNAL_RE, JRE_RE, SIGNAL_RE, THREAD_RE, apply_signal_line,
+                            maps_block, module_paths, parse_frame, parse_siginfo, read_frames)
+from .model import NotAReport, Report, bounded_lines, decode, one_line
 
 # Cheap test over the first MB: a frame line with a module, or a line that starts a
 # frame list.  Most files in a crash tree fail it without a line-by-line scan.
@@ -17,11 +19,7 @@ PREFILTER_RE = re.compile(r'^[ \t>|]*#?[ \t]*(?:[VvCJjA][ \t]+\[[^\]\s]+\+0x[0-9
                           r'|Native frames:|Java frames:|Problematic frame:|Stack:)', re.M)
 # Mail quoting ('> '), table pipes and indentation that trackers and list archives add.
 QUOTE_RE = re.compile(r'^[ \t]*(?:[>|][ \t]?)*[ \t]*')
-SIGNAL_RE = re.compile(r'^#?\s*(SIG[A-Z0-9]+)\s+\(0x([0-9a-fA-F]+)\)\s+at pc=(0x[0-9a-fA-F]+)'
-                       r'(?:,\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+))?')
-INTERNAL_RE = re.compile(r'^#?\s*(Internal Error|Out of Memory Error)\s+\(([^)]{0,300})\)')
 REGISTERS_RE = re.compile(r'^(?:Registers:|(?:RAX|EAX|R0|X0|RIP|EIP)=0x)')
-HEADER_RE = parse_hserr.HEADER_RE
 CONSOLE_COPY = 'An error report file with more information is saved as'
 MAX_LINES = 20000          # a fragment is short; the frame list is near the top
 LIST_STARTS = ('Native frames:', 'Java frames:')
@@ -40,7 +38,7 @@ def detect(head_text):
 
 def _read(lines, i):
     """Frames from lines[i:], up to the first line that is not one; (frames, next, notes)."""
-    frames, i, notes, _ = parse_hserr.read_frames(lines, i)
+    frames, i, notes, _ = read_frames(lines, i)
     return frames, i, notes
 
 
@@ -62,7 +60,7 @@ def _frame_lists(lines):
             continue
         if s.lstrip('#').strip().startswith('Problematic frame:'):
             if i + 1 < n and 'problematic' not in found:
-                fr = parse_hserr.parse_frame(lines[i + 1].lstrip('#').strip())
+                fr = parse_frame(lines[i + 1].lstrip('#').strip())
                 if fr is not None:
                     found['problematic'] = fr
             i += 2
@@ -77,7 +75,7 @@ def _frame_lists(lines):
                 found['bare'] = (frames, notes)
             i = max(j, i + 1)
             continue
-        fr = parse_hserr.parse_frame(s.strip()) if s and s[0] in 'VvCJjA' else None
+        fr = parse_frame(s.strip()) if s and s[0] in 'VvCJjA' else None
         if fr is not None and fr.module is not None:
             frames, j, notes = _read(lines, i)
             if frames and 'bare' not in found:
@@ -101,15 +99,7 @@ def _header_fields(lines, rep):
             header = True
         m = SIGNAL_RE.match(s)
         if m and rep.signal is None:
-            rep.signal, rep.signo = m.group(1), int(m.group(2), 16)
-            rep.extra['pc'] = m.group(3)
-            if m.group(4):
-                rep.pid = int(m.group(4))
-                tid = m.group(5)
-                if tid.startswith('0x'):
-                    rep.extra['pthread'] = tid
-                else:
-                    rep.tid = int(tid)
+            apply_signal_line(rep, m)
             signal = True
             continue
         m = INTERNAL_RE.match(s)
@@ -125,7 +115,7 @@ def _header_fields(lines, rep):
                 want_message = False
             continue
         if s.startswith('siginfo:'):
-            si = parse_hserr.parse_siginfo(s)
+            si = parse_siginfo(s)
             if si:
                 if rep.signal is None and si[0]:
                     rep.signal, rep.signo = si[0], si[1]
@@ -133,14 +123,14 @@ def _header_fields(lines, rep):
                 signal = True
             continue
         if s.startswith('Current thread ('):
-            m = parse_hserr.THREAD_RE.match(s)
+            m = THREAD_RE.match(s)
             if m:
                 rep.thread = m.group(3)
-                im = parse_hserr.ID_RE.search(m.group(4) or '')
+                im = ID_RE.search(m.group(4) or '')
                 if im:
                     rep.tid = int(im.group(1))
             continue
-        m = parse_hserr.JRE_RE.match(s)
+        m = JRE_RE.match(s)
         if m:
             rep.extra['jdk'] = (m.group(1) or m.group(2)).strip()
             continue
@@ -183,6 +173,6 @@ def parse(data, path):
         fr.is_return = k > 0
     maps = [k for k, l in enumerate(lines) if l.startswith('Dynamic libraries:')]
     if maps:
-        block, _ = parse_hserr._maps_block(lines, maps[0] + 1)
-        rep.module_paths = parse_hserr._module_paths(block, rep.frames)
+        block, _ = maps_block(lines, maps[0] + 1)
+        rep.module_paths = module_paths(block, rep.frames)
     return rep

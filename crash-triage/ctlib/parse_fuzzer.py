@@ -1,4 +1,7 @@
-"""libFuzzer / AFL++ crash artifacts: case files that need a replay to give a record."""
+"""libFuzzer / AFL++ crash artifacts: case files that need a replay to give a record.
+
+replay runs the replay tool and reads the files it leaves with the parser its caller
+passes (collect.parse_path)."""
 import copy
 import hashlib
 import os
@@ -47,10 +50,12 @@ def replay_command(spec, repo_root):
 _replayed = {}
 
 
-def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None, data=None):
+def replay(argv, path, parse_file, timeout=REPLAY_TIMEOUT, attempts=None, data=None):
     """Run `argv --record-dir DIR FILE` until it leaves a report, at most `attempts` times
     (REPLAY_ATTEMPTS): a case faults in some JVMs and not in others (it is relative to
     live state such as where compiled code lies), so one fresh JVM is often not enough.
+    `parse_file(path)` reads each file the replay leaves and returns (kind, Reports,
+    reason), as collect.parse_path does; record and hs_err reports count.
     An identical case already replayed in this run gives that replay's outcome again
     (`data`: the file's bytes when the caller has read them already).
     Return (list of Reports, note)."""
@@ -70,16 +75,16 @@ def replay(argv, path, timeout=REPLAY_TIMEOUT, attempts=None, data=None):
             c.extra['replay_shared_with'] = first
             out.append(c)
         return out, note
-    reps, note = _replay(argv, path, timeout, attempts)
+    reps, note = _replay(argv, path, parse_file, timeout, attempts)
     if key is not None:
         _replayed[key] = (reps, note, path)
     return reps, note
 
 
-def _replay(argv, path, timeout, attempts):
+def _replay(argv, path, parse_file, timeout, attempts):
     notes = []
     for k in range(attempts or REPLAY_ATTEMPTS):
-        reports, note = _replay_once(argv, path, timeout)
+        reports, note = _replay_once(argv, path, parse_file, timeout)
         notes.append(note)
         if reports or note.startswith('replay could not start') or note in ('replay exit 2', 'replay exit 3'):
             if k:
@@ -89,7 +94,7 @@ def _replay(argv, path, timeout, attempts):
     return [], '%d replays: %s' % (len(notes), ', '.join(sorted(set(notes))))
 
 
-def _replay_once(argv, path, timeout):
+def _replay_once(argv, path, parse_file, timeout):
     reports = []
     with tempfile.TemporaryDirectory(prefix='triage-replay-') as tmp:
         d = tmp
@@ -106,11 +111,10 @@ def _replay_once(argv, path, timeout):
             note = 'replay timed out after %ds' % timeout
         except OSError as e:
             return [], 'replay could not start: %s' % e
-        from . import collect           # late: collect imports this module
         for root, _, files in os.walk(d):
             for name in sorted(files):
                 p = os.path.join(root, name)
-                kind, reps, _ = collect.parse_path(p)
+                kind, reps, _ = parse_file(p)
                 if kind not in ('record', 'hs_err'):
                     continue            # the replay may leave other files (inflight cases, logs)
                 for rep in reps:

@@ -95,6 +95,9 @@ def parse(data, path):
                 rep.flag('corrupted')
         elif key in ('backend', 'entry', 'mode'):
             rep.extra[key] = val[:64]
+        elif key == 'sysroot':
+            if val.startswith('/'):
+                rep.extra['sysroot'] = val[:256]
         elif key == 'signal':
             parts = val.split()
             if parts:

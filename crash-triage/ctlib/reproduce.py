@@ -236,7 +236,7 @@ class Runner:
     """Runs one attempt of a case with replay or stress, in a fresh directory."""
 
     def __init__(self, via, rules, sym, java_home=None, protect=1, scenario=None,
-                 duration='10s', walks=1, api='agct', test_plant=None, agent_extra=None,
+                 duration='10s', walks=1, api='auto', test_plant=None, agent_extra=None,
                  env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None):
         if via not in ('replay', 'stress'):
             raise InputError('--via wants replay or stress, got %r' % via)

@@ -118,10 +118,20 @@ class Symbolizer:
         return fr.offset - 1 if fr.is_return and fr.offset > 0 else fr.offset
 
     def _resolve(self, rep, module):
-        if module.startswith('/'):
-            return module if os.path.isfile(module) else None
-        p = rep.module_paths.get(module)
-        return p if p and os.path.isfile(p) else None
+        path = module if module.startswith('/') else rep.module_paths.get(module)
+        if not path:
+            return None
+        root = rep.extra.get('sysroot')
+        if root:
+            # A JDK run in a root of a newer Debian (ci/install-jdk): its modules, and
+            # their -dbg files by build-id, are there; our own (bound in at the same
+            # paths) are not, and are found on the host below.
+            inner = os.path.join(root, path.lstrip('/'))
+            if os.path.isfile(inner):
+                bid = elf_build_id(inner)
+                dbg = bid and os.path.join(root, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
+                return dbg if dbg and os.path.isfile(dbg) else inner
+        return path if os.path.isfile(path) else None
 
     def symbolize(self, reports):
         """Fill missing function names in place; inline chains become extra frames.

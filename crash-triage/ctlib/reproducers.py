@@ -1,0 +1,106 @@
+"""Checked-in reproducers (corpus/reproducers/NAME.case with NAME.md): the verify: line
+that says how a case brings its root cause back, and the JDKs of this machine by major
+version. Read by crash-triage/verify-reproducers and crash-triage/repro.
+
+  verify: case=NAME.case jdk=17 via=stress scenario=spin,inline time=10s expect=TITLE-OR-SIG
+
+(key=value words; expect= runs to the end of the line, so a title may hold blanks). jdk is a
+major version; via, scenario, time, agent (extra agent options) and api are
+crash-triage/repro's; jvm= holds the JVM flags the case was found under, joined by commas."""
+import glob
+import os
+import re
+import subprocess
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+KEYS = ('case', 'jdk', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm')
+JDK_HANDLES = '/opt/asgf-jdk'    # ci/install-jdk's handles
+
+
+class BadLine(Exception):
+    pass
+
+
+def parse_verify(md_path):
+    """The verify: lines of one .md -> [dict]; BadLine names the file and line."""
+    out = []
+    with open(md_path, encoding='utf-8', errors='replace') as f:
+        for no, line in enumerate(f, 1):
+            m = re.match(r'^verify:\s*(.*)$', line.rstrip('\n'))
+            if not m:
+                continue
+            text, spec = m.group(1), {}
+            ex = re.search(r'(?:^|\s)expect=(.*)$', text)
+            if ex:
+                spec['expect'] = ex.group(1).strip()
+                text = text[:ex.start()]
+            for word in text.split():
+                k, sep, v = word.partition('=')
+                if not sep or k not in KEYS:
+                    raise BadLine('%s:%d: unknown word %r (keys: %s)' % (md_path, no, word, ', '.join(KEYS)))
+                if k in spec:
+                    raise BadLine('%s:%d: %s given twice' % (md_path, no, k))
+                spec[k] = v
+            for k in ('case', 'jdk', 'expect'):
+                if not spec.get(k):
+                    raise BadLine('%s:%d: %s= is missing' % (md_path, no, k))
+            spec['case'] = os.path.join(os.path.dirname(md_path), spec['case'])
+            if not os.path.isfile(spec['case']):
+                raise BadLine('%s:%d: case %s does not exist' % (md_path, no, spec['case']))
+            if spec.get('via', 'stress') not in ('stress', 'replay'):
+                raise BadLine('%s:%d: via= wants stress or replay' % (md_path, no))
+            spec['where'] = '%s:%d' % (os.path.relpath(md_path, REPO), no)
+            spec['md'] = md_path
+            out.append(spec)
+    return out
+
+
+def jdk_version_line(home):
+    """The first line of `java -version`, or ''."""
+    try:
+        r = subprocess.run([os.path.join(home, 'bin', 'java'), '-version'], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return ''
+    return r.stdout.splitlines()[0].strip() if r.stdout else ''
+
+
+def jdk_major(home):
+    try:
+        r = subprocess.run([os.path.join(home, 'bin', 'java'), '-version'], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r'version "(\d+)', r.stdout)
+    return m.group(1) if m else None
+
+
+def find_jdks(paths):
+    if not paths:
+        # the system's JDKs, then the handles ci/install-jdk made for JDKs in a root
+        paths = sorted(p for p in glob.glob('/usr/lib/jvm/*') if os.path.isfile(os.path.join(p, 'bin', 'javac'))
+                       and not os.path.islink(p))
+        paths += sorted(glob.glob(os.path.join(JDK_HANDLES, 'jdk*')))
+    jdks = {}
+    for p in paths:
+        major = jdk_major(p)
+        if major and major not in jdks:
+            jdks[major] = os.path.realpath(p)
+    return jdks
+
+
+
+def for_case(path):
+    """The verify: spec of a reproducer given as its .md, or as a .case with a NAME.md beside
+    it naming that case; None for any other file."""
+    if path.endswith('.md'):
+        specs = parse_verify(path)
+        if not specs:
+            raise BadLine('%s: no verify: line' % path)
+        return specs[0]
+    md = os.path.splitext(path)[0] + '.md'
+    if os.path.isfile(md):
+        for spec in parse_verify(md):
+            if os.path.realpath(spec['case']) == os.path.realpath(path):
+                return spec
+    return None
