@@ -29,7 +29,7 @@ CORE_LIB := $(BUILD)/libasgf.a
 all: core $(BUILD)/bin/casetool agent tests-build stress $(if $(wildcard fuzz/fuzz.mk),fuzz-build)
 
 check-java:
-	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ or run 'make deps'" >&2; exit 2; }
+	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ (of an OpenJDK build tree: its images/jdk) or run 'make deps'" >&2; exit 2; }
 	@test -f "$(JAVA_HOME)/include/jni.h" || { echo "JAVA_HOME='$(JAVA_HOME)' is a JRE (no include/jni.h): a JDK is needed" >&2; exit 2; }
 
 core: check-java $(CORE_LIB)
@@ -61,8 +61,10 @@ test: deps
 bench: all
 	tests/bench/run
 
+# JDKS="11 21 25-debian": also Debian's other LTS VMs with their symbols (docs/jdks.md).
 deps:
 	ci/install-deps
+	$(foreach j,$(JDKS),ci/install-jdk $(j) &&) true
 
 clean:
 	rm -rf $(BUILD)

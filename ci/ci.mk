@@ -5,7 +5,7 @@
 #
 #   make campaign [PRESET=smoke] [DURATION=8h] [OUT=DIR] [JOBS=N] [HOSTS=FILE]
 #                 [KNOWN=FILE] [SEED=N] [RESUME=1]
-#   make premerge [BUDGET=10m] [KNOWN=known-buckets.txt] [OUT=DIR] [JUNIT=FILE]
+#   make premerge [BASE=JDK] [BUDGET=10m] [KNOWN=known-buckets.txt] [OUT=DIR] [JUNIT=FILE]
 #                 [SUMMARY=FILE] [HOSTS=FILE]
 #   make corpus-merge CAMPAIGN=DIR [DEST=corpus/merged]
 #   make check-report-screenshot REPORT=DIR/report.html
@@ -35,11 +35,12 @@ else
 	ci/campaign $(CAMPAIGN_FLAGS)
 endif
 
-# ci/premerge exits 0 (nothing new), 1 (new bucket) or 2 (could not run);
+# ci/premerge exits 0 (nothing new), 1 (new bucket), 2 (usage) or 3 (could not run);
 # make turns any failure into its own status 2, so CI should call
 # ci/premerge directly when it needs the difference.
 premerge:
 	ci/premerge --java-home "$(JAVA_HOME)" \
+	    $(if $(call _ci_given,BASE),--base "$(BASE)") \
 	    $(if $(_ci_budget),--budget $(_ci_budget)) \
 	    $(if $(call _ci_given,KNOWN),--known "$(KNOWN)") \
 	    $(if $(call _ci_given,OUT),--out "$(OUT)") \

@@ -66,9 +66,30 @@ print('%d new, %d gone, %d shared' % (len(new), len(suites['premerge.gone-bucket
                                       len(suites['premerge.shared-buckets'].findall('testcase'))))
 EOF2
 
+# The report leads with the verdict, the new bucket inside it with the command
+# that reruns it, then both sides; Chromium shows the verdict in the first screen.
+python3 - "$d/bug/report.html" <<'EOF2' >"$d/html.out" 2>&1
+import re, sys
+page = open(sys.argv[1]).read()
+body = page.split('<body>', 1)[1]
+first = re.search(r'<(section|table|div|p)[^>]*id="([^"]+)"', body)
+assert first and first.group(2) == 'verdict', first and first.group(2)
+verdict = body.split('<section id="verdict"', 1)[1].split('</section>', 1)[0]
+assert 'class="fail"' in body.split('<section id="verdict"', 1)[1][:30]
+assert 'id="new-buckets"' in verdict and 'standin_read_frame' in verdict and 'crash-triage/repro ' in verdict
+assert 'id="base-vs-patched"' in verdict and 'href="base/report.html"' in verdict
+print('verdict first, new bucket with its command, base against patched')
+EOF2
+ok $? "report.html leads with the verdict and the new bucket ($(tail -1 "$d/html.out"))"
+ci/check-report-screenshot "$d/bug/report.html" "$d/bug/report.png" >"$d/shot.out" 2>&1
+rc=$?
+if [ $rc = 77 ]; then skip "Chromium: the failing verdict is in the first screen" "$(cat "$d/shot.out")"
+else ok $rc "Chromium: the failing verdict is in the first screen ($(tail -1 "$d/shot.out"))"; fi
+
 # Preloads are appended: stress/run --jsig keeps the stand-in the caller preloaded.
 LD_PRELOAD=$standin stress/run --jsig --scenario spin --time 2s --out "$d/pre" --agent stats=0 >"$d/pre.v" 2>&1
-grep -q 'libjsig.so' "$d/pre/log" 2>/dev/null || true
+grep -q '/libjsig\.so$' "$d/pre/libraries" && grep -qF "$(readlink -f "$standin")" "$d/pre/libraries"
+ok $? "stress/run --jsig with the caller's LD_PRELOAD: the VM mapped both libjsig and the stand-in"
 crash-triage/triage -q --out "$d/pre-t" "$d/pre" >/dev/null 2>&1
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; sys.exit(not any("standin_read_frame" in x["title"] for x in b))' "$d/pre-t/report.json"
 ok $? "stress/run --jsig with the caller's LD_PRELOAD: the preloaded build is the one tested ($(cat "$d/pre.v"))"

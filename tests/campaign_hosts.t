@@ -41,6 +41,7 @@ triage_every = 4s
 progress_every = 5s
 
 [stress planted]
+cores = 1
 scenario = spin recursion inline spin,recursion
 agent = test_plant=0x10
 EOF

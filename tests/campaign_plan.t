@@ -20,11 +20,28 @@ py <<'EOF' >"$d/plan.out" 2>&1; ok $? "presets expand into the expected plans"
 from cilib import preset
 s = preset.load('smoke'); p = preset.load('premerge'); o = preset.load('overnight')
 assert s['campaign']['budget'] == 60 and p['campaign']['budget'] == 600 and o['campaign']['budget'] == 8 * 3600
-stress = [x for x in p['specs'] if x['section'] == 'stress']
-assert len(stress) == 3 * 3, len(stress)                     # 3 scenario groups x 3 modes
-assert {x['params']['mode'] for x in stress} == {'signal', 'thread', 'queue'}
-afl = [x for x in p['specs'] if x['kind'] == 'afl']
+# The gate's groups in the order of their yield (ci/README.md, "Yield"), each once.
+groups = []
+for x in p['specs']:
+    if x['section'] not in groups:
+        groups.append(x['section'])
+assert groups == ['stress interp', 'libfuzzer', 'stress forge', 'stress lifecycle', 'stress walkers',
+                  'stress oracle', 'stress flags', 'afl'], groups
+interp = p['specs'][0]['params']
+assert interp['jvm'] == '-Xint' and interp['mutate'] == 'forge', interp
+life = [x['params'] for x in p['specs'] if x['section'] == 'stress lifecycle']
+assert {x['mode'] for x in life} == {'queue', 'thread'} and all('queue_ops=all' in x['agent'] for x in life), life
+assert [x['params']['role'] for x in p['specs'] if x['kind'] == 'afl'] == ['M']
+# The overnight run has the same groups first, in the same order, and adapts.
+og = []
+for x in o['specs']:
+    if x['section'] not in og:
+        og.append(x['section'])
+assert og[:len(groups) - 1] == groups[:-1] and o['campaign']['adapt'] == '1', og
+afl = [x for x in o['specs'] if x['kind'] == 'afl']
 assert [x['params']['role'] for x in afl] == ['M', 'S'] and afl[0]['params']['name'] == 'main'
+# The smoke run: libFuzzer first (its figure leads the report), then stress.
+assert s['specs'][0]['kind'] == 'libfuzzer', s['specs'][0]
 for pr in (s, p, o):
     ids = [x['id'] for x in pr['specs']]
     assert len(ids) == len(set(ids)), ids
@@ -60,11 +77,12 @@ for name in ('premerge', 'overnight'):
     assert any('jfr' in x['params'].get('flags', '') for x in p), name
     jv = ' '.join(x['params'].get('jvm', '') for x in p)
     for f in ('-Xint', 'TieredStopAtLevel=1', '-UseCompressedOops', 'PreserveFramePointer', 'UseZGC',
-              'UseParallelGC', 'UseShenandoahGC', 'UseLargePages'):
+              'UseParallelGC') + (('UseShenandoahGC', 'UseSerialGC') if name == 'overnight' else ()):
         assert f in jv, (name, f)
     sc = ' '.join(x['params'].get('scenario', '') for x in p)
-    for w in ('nanotime', 'walkers', 'redefine'):
+    for w in ('nanotime', 'walkers', 'exceptions', 'classload') + (('redefine', 'vthreads') if name == 'overnight' else ()):
         assert w in sc, (name, w)
+    assert any(x['params'].get('mutate') == 'forge' for x in p), name
 print('ok')
 EOF
 printf '[campaign]\nbudget = 30s\n[stress]\njvm = UseG1GC\njcmd = often\n' >"$d/badflags.preset"

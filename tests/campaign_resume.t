@@ -16,10 +16,12 @@ triage_every = 3s
 progress_every = 5s
 
 [stress planted]
+cores = 1
 scenario = spin,recursion inline,deopt spin
 agent = test_plant=0x10,protect=0
 
 [stress caught]
+cores = 1
 scenario = spin recursion
 agent = test_plant=0x10
 EOF

@@ -4,7 +4,7 @@ the build it is based on, not how a build compares with a list."""
 import os
 import random
 
-from . import junit
+from . import junit, report
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
 from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json
@@ -98,6 +98,19 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
         label, len(new), len(gone), len(shared),
         ' - %s side campaign exit %s' % (not_run[0], codes.get(not_run[0], '?')) if not_run and not new else '',
         os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
+    row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3]}
+    report.write_sides(out, {
+        'state': {EXIT_OK: 'pass', EXIT_NEW: 'fail', EXIT_NOT_RUN: 'untested'}[code],
+        'label': 'Pre-merge check %s (exit %d)' % (label, code),
+        'why': '%d new, %d gone, %d shared; base %s, patched %s, the same campaign (seed %d, %s each)' % (
+            len(new), len(gone), len(shared), base_home, java_home, seed, hms(budget)),
+        'new': [{'title': t, 'signature': sig, 'count': np_,
+                 'repro': 'crash-triage/repro %s' % os.path.join(out, 'patched', 'triage', 'buckets', sig)}
+                for sig, t, nb, np_ in new],
+        'sides': {'new': [row(r) for r in new], 'gone': [row(r) for r in gone], 'shared': [row(r) for r in shared],
+                  'base_report': os.path.join('base', 'report.html'),
+                  'patched_report': os.path.join('patched', 'report.html')}})
+    print('report: %s' % os.path.join(out, 'report.html'))
     write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, gone, shared, out))
     return code
 

@@ -7,7 +7,7 @@ from .util import UsageError
 
 
 class NotRunnable(Exception):
-    """The campaign cannot run here (bad JAVA_HOME, failed build): exit 2."""
+    """The campaign cannot run here (bad JAVA_HOME, failed build): exit 3."""
 
 
 def default_java_home():
@@ -25,7 +25,9 @@ def check_java(java_home):
     if not os.path.isdir(java_home):
         raise NotRunnable("JAVA_HOME '%s' is not a directory" % java_home)
     if not os.access(java, os.X_OK):
-        raise NotRunnable("JAVA_HOME '%s' has no bin/java" % java_home)
+        images = [p for p in ('images/jdk', 'jdk') if os.access(os.path.join(java_home, p, 'bin', 'java'), os.X_OK)]
+        hint = (" (an OpenJDK build directory? its JDK is %s)" % os.path.join(java_home, images[0])) if images else ''
+        raise NotRunnable("JAVA_HOME '%s' has no bin/java%s" % (java_home, hint))
     try:
         p = subprocess.run([java, '-Xshare:auto', '-version'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=60)

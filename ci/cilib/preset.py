@@ -30,6 +30,7 @@ CAMPAIGN_DEFAULTS = {
     'progress_every': '10s',  # progress line period when not on a terminal
     'rounds': '',             # plan repetitions; default: as many as the budget fills
     'jobs': '100%',           # GNU Parallel -j on this host
+    'adapt': '0',             # 1: later rounds go to the groups that find new buckets (ci/cilib/adapt.py)
 }
 
 # Matrix keys in the order they vary (the last varies fastest).
@@ -110,6 +111,8 @@ def load(name_or_path):
             errors.append('[campaign] %s: %s' % (k, e))
     if camp['rounds'] and not re.fullmatch(r'[1-9]\d*', camp['rounds']):
         errors.append("[campaign] rounds: '%s' is not a positive number" % camp['rounds'])
+    if camp['adapt'] not in ('0', '1'):
+        errors.append("[campaign] adapt: 0 or 1, got '%s'" % camp['adapt'])
     if not re.fullmatch(r'(never|(soon|now),(fail|success|done)=\d+%?)', camp['halt']):
         errors.append("[campaign] halt: '%s' is not a GNU Parallel --halt value" % camp['halt'])
     specs = []

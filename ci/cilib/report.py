@@ -8,7 +8,7 @@ import shlex
 import time
 
 from .util import hms, iso, read_json, si, write_json, write_text
-from . import scan
+from . import scan, yields
 
 VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
                    ('hung', '#8a4fbf'), ('not-run', '#999999'), ('interrupted', '#cccccc'))
@@ -20,6 +20,9 @@ td.num{text-align:right}
 .legend span{display:inline-block;margin-right:1em;font-size:12px}
 .legend i{display:inline-block;width:10px;height:10px;margin-right:4px}
 details summary{cursor:pointer;margin:0.5em 0}
+#verdict{border-left:8px solid #5a9e5a;padding:0.3em 1em;background:#f3faf3;margin:0.5em 0 1em}
+#verdict.fail{border-color:#d0604a;background:#fdf1ee}#verdict.untested{border-color:#d9a400;background:#fdf8e8}
+#verdict h2{margin:0.2em 0}#verdict table{margin:0.5em 0}
 """
 
 
@@ -150,6 +153,16 @@ def build(out, cfg, state, specs, jobs, java_version=''):
         for a in j['attempts']:
             for k, v in scan.api_calls(a['dir']).items():
                 calls[k] = calls.get(k, 0) + v
+    # Throughput: each job's own rate (execs, or walks for stress, over its attempts'
+    # seconds), the median per kind, and the campaign's total over its wall time.
+    by_kind = {}
+    for j in jobs:
+        j['secs'] = sum(a['secs'] for a in j['attempts'])
+        j['rate'] = j['execs'] / j['secs'] if j['secs'] else 0.0
+        if j['secs']:
+            by_kind.setdefault(j['kind'], []).append(j['rate'])
+    totals['rate'] = totals['execs'] / state['consumed'] if state.get('consumed') else 0.0
+    totals['rate_by_kind'] = {k: sorted(v)[len(v) // 2] for k, v in by_kind.items()}
     totals.update({'outcomes': outcomes, 'verdicts': verdicts, 'hosts': hosts, 'api_calls': calls,
                    'restarts': sum(max(0, len(j['attempts']) - 1) for j in jobs),
                    'buckets': (triage or {}).get('totals', {}).get('buckets', 0),
@@ -161,12 +174,97 @@ def build(out, cfg, state, specs, jobs, java_version=''):
                                              'halt', 'job_time', 'min_attempt')},
         'java_version': java_version, 'state': state, 'totals': totals,
         'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
+        'yield': yields.table(out, specs, jobs, (triage or {}).get('buckets', [])),
         'triage': triage, 'warnings': state.get('warnings', []),
     }
 
 
+def default_verdict(doc):
+    """A campaign's own verdict: its new buckets (ci/premerge and --base replace it with theirs)."""
+    new = [b for b in ((doc.get('triage') or {}).get('buckets') or []) if b.get('status') == 'new']
+    st = doc['state'].get('status')
+    state = 'untested' if st == 'interrupted' or not doc['totals']['jobs_started'] else 'fail' if new else 'pass'
+    label = ('interrupted' if st == 'interrupted' else 'no job ran' if not doc['totals']['jobs_started'] else
+             '%d new bucket%s' % (len(new), '' if len(new) == 1 else 's') if new else 'no new bucket')
+    return {'state': state, 'label': label, 'why': '', 'new': [new_row(b) for b in new]}
+
+
+def new_row(b):
+    return {'title': b['title'], 'signature': b['signature'], 'count': b.get('count', 0),
+            'repro': b.get('repro_command') or b.get('repro') or ''}
+
+
+def verdict_html(v):
+    """The first screen of a report: the verdict and why, then each new bucket with one command."""
+    p = ['<section id="verdict" class="%s"><h2>%s</h2>' % (_e(v['state']), _e(v['label']))]
+    if v.get('why'):
+        p.append('<p>%s</p>' % _e(v['why']))
+    sides = v.get('sides')
+    if v.get('new'):
+        p.append('<table id="new-buckets"><thead><tr><th>new bucket</th><th>count</th><th>reproduce</th></tr>'
+                 '</thead><tbody>')
+        for b in v['new']:
+            p.append('<tr><td>%s<br><code>%s</code></td><td class="num">%d</td><td><code>%s</code></td></tr>'
+                     % (_e(b['title']), _e(b['signature']), b['count'], _e(b['repro'] or '-')))
+        p.append('</tbody></table>')
+    if sides:
+        p.append('<table id="base-vs-patched"><thead><tr><th>bucket</th><th>status</th><th>base</th>'
+                 '<th>patched</th></tr></thead><tbody>')
+        for name in ('new', 'gone', 'shared'):
+            for r in sides.get(name, []):
+                p.append('<tr><td>%s<br><code>%s</code></td><td>%s</td><td class="num">%d</td><td class="num">%d</td>'
+                         '</tr>' % (_e(r['title']), _e(r['signature']), name, r['base'], r['patched']))
+        p.append('</tbody></table><p>Each side\'s full report: <a href="%s">base</a>, <a href="%s">patched</a>.</p>'
+                 % (_e(sides['base_report']), _e(sides['patched_report'])))
+    p.append('</section>')
+    return ''.join(p)
+
+
+def verdict_md(v):
+    lines = ['**%s**%s' % (v['label'], ': ' + v['why'] if v.get('why') else ''), '']
+    if v.get('new'):
+        lines += ['| new bucket | count | reproduce |', '|---|---|---|']
+        lines += ['| %s `%s` | %d | `%s` |' % (_md(b['title']), b['signature'], b['count'], _md(b['repro'] or '-'))
+                  for b in v['new']]
+        lines.append('')
+    return lines
+
+
+def rewrite(out, verdict):
+    """ci/premerge's verdict at the head of a campaign's report.md, .json and .html."""
+    doc = read_json(os.path.join(out, 'report.json'), None)
+    # Without the campaign's own parts there is no report to put the verdict on
+    # (a campaign that never wrote one); the JUnit file and summary still say it.
+    if not doc or not all(k in doc for k in ('campaign', 'totals', 'state')):
+        return
+    doc['verdict'] = verdict
+    write_text(os.path.join(out, 'report.md'), markdown(doc))
+    write_json(os.path.join(out, 'report.json'), doc)
+    write_text(os.path.join(out, 'report.html'), html_page(doc))
+
+
+def write_sides(out, verdict):
+    """ci/premerge --base: OUT/report.html and .md, the verdict over both sides."""
+    title = 'Pre-merge check: base vs patched'
+    write_text(os.path.join(out, 'report.html'),
+               '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>%s</title><style>%s%s</style>'
+               '</head><body><h1>%s</h1>%s</body></html>\n' % (title, _BASE_CSS, STYLE, title, verdict_html(verdict)))
+    lines = ['# ' + title, ''] + verdict_md(verdict)
+    sides = verdict['sides']
+    lines += ['| bucket | status | base | patched |', '|---|---|---|---|']
+    lines += ['| %s `%s` | %s | %d | %d |' % (_md(r['title']), r['signature'], name, r['base'], r['patched'])
+              for name in ('new', 'gone', 'shared') for r in sides.get(name, [])]
+    lines += ['', 'Each side\'s full report: `%s`, `%s`' % (sides['base_report'], sides['patched_report']), '']
+    write_text(os.path.join(out, 'report.md'), '\n'.join(lines))
+
+
+_BASE_CSS = 'body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table{border-collapse:collapse}' \
+            'th,td{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f0f0f0}'
+
+
 def write(out, cfg, state, specs, jobs, java_version=''):
     doc = build(out, cfg, state, specs, jobs, java_version)
+    doc['verdict'] = default_verdict(doc)
     paths = [os.path.join(out, 'report.md'), os.path.join(out, 'report.json'),
              os.path.join(out, 'report.html')]
     write_text(paths[0], markdown(doc))
@@ -187,7 +285,7 @@ def _md(text):
 
 def markdown(doc):
     c, t, st = doc['campaign'], doc['totals'], doc['state']
-    lines = ['# Campaign report: %s' % c['preset'], '',
+    lines = ['# Campaign report: %s' % c['preset'], ''] + verdict_md(doc.get('verdict') or default_verdict(doc)) + [
              '%s after %s of %s. %d of %d planned jobs ran (%d attempts, %d restarts), %s executions; '
              '%d buckets (%d new).' % (st.get('status', '?').capitalize(), hms(st.get('consumed', 0)),
                                        hms(c['budget']), t['jobs_started'], t['jobs_planned'],
@@ -211,13 +309,19 @@ def markdown(doc):
         lines.append('| %s | %s | %s | %ds | %d | %d | %s | %s |' % (
             r['id'], r['kind'], _md(r['desc']), r['job_time'], r['jobs'], r['attempts'],
             _md(_counts(r['verdicts'])), si(r['execs'])))
-    lines += ['', '## Job outcomes', '', '| job | host | outcome | attempts | execs |', '|---|---|---|---|---|']
+    lines += ['', '## Throughput', '', throughput_line(t), '']
+    lines += ['## Yield by group', '', 'Buckets credited to the group that met them first, per CPU-minute '
+              '(ci/cilib/yields.py); VM buckets fault in libjvm.', '']
+    lines += yields.markdown(doc.get('yield') or [])
+    lines += ['', '## Job outcomes', '', '| job | host | CPUs | outcome | attempts | secs | execs | execs/s |',
+              '|---|---|---|---|---|---|---|---|']
     for j in doc['jobs']:
         if j['outcome'] == 'not started':
             continue
-        lines.append('| %s | %s | %s | %s | %s |' % (
-            j['id'], _md(_short_host(j.get('host'))), j['outcome'],
-            _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
+        lines.append('| %s | %s | %s | %s | %s | %d | %s | %s |' % (
+            j['id'], _md(_short_host(j.get('host'))), j.get('cpus') or '-', j['outcome'],
+            _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), j.get('secs', 0), si(j['execs']),
+            si(j.get('rate', 0))))
     calls = t.get('api_calls') or {}
     if calls:
         lines += ['', '## ASGST entry points called', '', '| entry point | calls |', '|---|---|']
@@ -241,6 +345,14 @@ def markdown(doc):
     else:
         lines.append('No triage report (see triage.log).')
     return '\n'.join(lines) + '\n'
+
+
+def throughput_line(t):
+    """Total and per-kind rates: one job's own rate beside what the whole campaign made."""
+    kinds = t.get('rate_by_kind') or {}
+    per = '; '.join('%s %s/s per job (median)' % (k, si(v)) for k, v in sorted(kinds.items()))
+    return ('Campaign total %s executions (stress: walks) per second of wall time%s. A job\'s rate counts '
+            'its own attempts\' seconds.' % (si(t.get('rate', 0)), '; ' + per if per else ''))
 
 
 def _short_host(h):
@@ -340,6 +452,7 @@ def html_page(doc):
     p = ['<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Campaign report: %s</title>'
          '<style>%s%s</style></head><body>' % (_e(c['preset']), tstyle, STYLE)]
     p.append('<h1>Campaign report: %s</h1>' % _e(c['preset']))
+    p.append(verdict_html(doc.get('verdict') or default_verdict(doc)))
     p.append('<p id="summary">%s after %s of %s: %d of %d planned jobs ran (%d attempts, %d restarts), '
              '%s executions; <b>%d buckets (%d new)</b>.</p>'
              % (_e(st.get('status', '?').capitalize()), hms(st.get('consumed', 0)), hms(c['budget']),
@@ -375,14 +488,26 @@ def html_page(doc):
                  % (_e(r['id']), _e(r['kind']), _e(r['desc']), r['job_time'], r['jobs'], r['attempts'],
                     _e(_counts(r['verdicts'])), si(r['execs'])))
     p.append('</tbody></table>')
+    p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
+    p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
+             '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
+             '</thead><tbody>')
+    for r in doc.get('yield') or []:
+        p.append('<tr><td>%s</td><td class="num">%d</td><td class="num">%.1f</td><td class="num">%d</td>'
+                 '<td class="num">%d</td><td class="num">%d</td><td class="num">%.2f</td></tr>'
+                 % (_e(r['group']), r['jobs'], r['cpu_min'], r['buckets'], r['vm'], r['new'], r['per_cpu_min']))
+    p.append('</tbody></table>')
     ran = [j for j in doc['jobs'] if j['outcome'] != 'not started']
     p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs ran (of %d planned)</summary>'
-             '<table id="jobs"><thead><tr><th>job</th><th>host</th><th>outcome</th><th>attempts</th>'
-             '<th>execs</th></tr></thead><tbody>' % (' open' if len(ran) <= 40 else '', len(ran), len(doc['jobs'])))
+             '<table id="jobs"><thead><tr><th>job</th><th>host</th><th>CPUs</th><th>outcome</th><th>attempts</th>'
+             '<th>secs</th><th>execs</th><th>execs/s</th></tr></thead><tbody>'
+             % (' open' if len(ran) <= 40 else '', len(ran), len(doc['jobs'])))
     for j in ran:
-        p.append('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="num">%s</td></tr>'
-                 % (_e(j['outcome'].split()[0]), _e(j['id']), _e(_short_host(j.get('host'))), _e(j['outcome']),
-                    _e(' '.join(a['verdict'] for a in j['attempts']) or '-'), si(j['execs'])))
+        p.append('<tr class="%s"><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="num">%d</td>'
+                 '<td class="num">%s</td><td class="num">%s</td></tr>'
+                 % (_e(j['outcome'].split()[0]), _e(j['id']), _e(_short_host(j.get('host'))), _e(j.get('cpus') or '-'),
+                    _e(j['outcome']), _e(' '.join(a['verdict'] for a in j['attempts']) or '-'), j.get('secs', 0),
+                    si(j['execs']), si(j.get('rate', 0))))
     p.append('</tbody></table></details>')
     calls = t.get('api_calls') or {}
     if calls:

@@ -15,6 +15,7 @@ Files in the campaign directory OUT:
   triage/         crash-triage/triage --out (incremental)
   report.md, report.json, report.html"""
 import ctypes
+import fcntl
 import os
 import random
 import shlex
@@ -25,9 +26,10 @@ import time
 
 from . import plan as planlib
 from . import preset as presetlib
-from . import report, scan
+from . import adapt, report, scan, yields
 from .preflight import build, check_hosts_file, check_java
-from .util import EXIT_UNTESTED, UsageError, hms, iso, read_json, read_state_json, si, write_json
+from .util import (EXIT_UNTESTED, DiskFull, UsageError, hms, iso, read_json, read_state_json, remove_temporaries,
+                   si, write_json)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -37,7 +39,8 @@ EXIT_DONE, EXIT_NOT_RUN, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, EXIT_UNTESTED, EXIT
 
 # What a campaign directory may hold before the campaign is created: ci/premerge
 # writes its known list and outputs there, and its base/patched sides.
-OWN_NAMES = {'known-empty.txt', 'junit.xml', 'summary.md', 'base', 'patched', 'campaign.log'}
+LOCK = 'campaign.lock'
+OWN_NAMES = {'known-empty.txt', 'junit.xml', 'summary.md', 'base', 'patched', 'campaign.log', LOCK}
 
 
 class NothingToRun(Exception):
@@ -111,6 +114,19 @@ class Campaign:
         self.log.flush()
 
     # --- creation and resumption ---
+    def lock(self):
+        """OUT/campaign.lock, held while this process owns OUT: a second campaign started on
+        the same --out, even at the same instant, is told so."""
+        if os.path.lexists(self.out) and not os.path.isdir(self.out):
+            raise UsageError("--out '%s' exists and is not a directory" % self.out)
+        os.makedirs(self.out, exist_ok=True)
+        self._lock = open(self.path(LOCK), 'a')
+        try:
+            fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            raise UsageError('another campaign is starting or running in %s (it holds %s)'
+                             % (self.out, self.path(LOCK)))
+
     def create(self, preset, opts):
         if os.path.exists(self.path('campaign.json')):
             raise UsageError('%s already holds a campaign: use --resume to continue it, '
@@ -134,7 +150,7 @@ class Campaign:
             'job_time': camp['job_time'], 'min_attempt': camp['min_attempt'],
             'reserve': min(camp['reserve'], budget / 4), 'halt': camp['halt'],
             'triage_every': camp['triage_every'], 'progress_every': camp['progress_every'],
-            'rounds_fixed': camp['rounds'], 'jobs': opts.jobs or camp['jobs'],
+            'rounds_fixed': camp['rounds'], 'jobs': opts.jobs or camp['jobs'], 'adapt': camp['adapt'] == '1',
             'seed': opts.seed if opts.seed is not None else random.SystemRandom().randrange(1, 1 << 30),
             'java_home': opts.java_home, 'known': os.path.abspath(opts.known) if opts.known else None,
             'sshloginfile': os.path.abspath(opts.sshloginfile) if opts.sshloginfile else None,
@@ -147,9 +163,10 @@ class Campaign:
 
     def start(self, preset, opts):
         """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
+        if preset is not None and opts.known:
+            check_known(opts.known)     # before OUT is made: a bad list leaves no trace
+        self.lock()
         if preset is not None:
-            if opts.known:
-                check_known(opts.known)
             cfg = self.create(preset, opts)
             specs = preset['specs']
             state = {'sessions': [], 'consumed': 0.0, 'status': 'new', 'warnings': []}
@@ -162,6 +179,7 @@ class Campaign:
                                  'state.json)' % self.out)
             check_resumable(self.out, cfg, specs, state)
             self._check_not_running()
+            remove_temporaries(self.out)   # a write a kill or a full disk cut short
             for key in ('budget', 'jobs', 'java_home', 'sshloginfile', 'known'):
                 v = getattr(opts, key, None)
                 if v is not None:
@@ -186,6 +204,32 @@ class Campaign:
             build(ROOT, specs, cfg['java_home'], self.path('build.log'))
         self.specs = specs
         return self.run(dry_run=opts.dry_run)
+
+    def report_only(self):
+        """Triage and report a campaign's directory again, with no job run: what a run cut
+        short by a signal or a full disk left. Returns the campaign's exit status."""
+        self.lock()
+        cfg = read_state_json(self.path('campaign.json'), dict)
+        specs = read_state_json(self.path('plan.json'), list)
+        state = read_state_json(self.path('state.json'), dict)
+        if not cfg or specs is None or state is None:
+            raise UsageError('%s holds no campaign (campaign.json, plan.json, state.json)' % self.out)
+        self._check_not_running()
+        remove_temporaries(self.out)
+        self.cfg, self.state, self.specs = cfg, state, specs
+        self.triage_proc = None
+        # a "running" state with no live runner is a run that was cut short
+        code = EXIT_INTERRUPTED if state.get('status') in ('interrupted', 'running') else EXIT_DONE
+        if state.get('status') == 'running':
+            state['status'] = 'interrupted'
+        rows = planlib.jobs(specs, state.get('rounds', 1), cfg['seed'])
+        old_int = signal.signal(signal.SIGINT, self._on_signal_late)
+        old_term = signal.signal(signal.SIGTERM, self._on_signal_late)
+        try:
+            return self.finish(rows, code)
+        finally:
+            signal.signal(signal.SIGINT, old_int)
+            signal.signal(signal.SIGTERM, old_term)
 
     def _check_not_running(self):
         for name in ('runner.pid', 'parallel.pid'):
@@ -212,6 +256,8 @@ class Campaign:
         cfg = self.cfg
         rounds = planlib.rounds_for(self.specs, cfg['budget'], cfg['reserve'], self.slots(),
                                     cfg['rounds_fixed'])
+        if cfg.get('adapt') and not cfg['rounds_fixed']:
+            rounds *= adapt.OVERBOOK     # skipped jobs leave their time to the next ones
         old = self.state.get('rounds', 0)
         rounds = max(rounds, old)          # a resumed list only grows
         self.state['rounds'] = rounds
@@ -263,6 +309,8 @@ class Campaign:
             return self.finish(rows, EXIT_DONE)
         t0 = time.time()
         deadline = t0 + remaining - cfg['reserve']
+        if cfg.get('adapt') and not os.path.exists(self.path(adapt.FILE)):
+            adapt.write(self.out, self.specs, [])
         env = dict(os.environ, ASGFCI_DEADLINE=str(int(deadline)), ASGFCI_OUT=self.out,
                    ASGFCI_SHARED='1' if cfg['shared'] else '0',
                    ASGFCI_GEN=str(gen), ASGFCI_MIN_ATTEMPT=str(int(cfg['min_attempt'])),
@@ -299,9 +347,65 @@ class Campaign:
         self.next_triage = t0 + min(cfg['triage_every'], 5)
         self.rate = Rate()
         self.buckets = self._bucket_counts()
+        grace = GRACE + max(s['job_time'] for s in self.specs) / 4
+        try:
+            self._watch(proc, t0, consumed0, deadline, grace, session)
+        except DiskFull:
+            # Nothing more can be kept: stop every job, leave no pid file and no
+            # "running" state behind (the last whole state.json says running; a
+            # resume takes a campaign with no live runner for an interrupted one).
+            self._stop(proc)
+            plog.close()
+            self._remove_pids()
+            signal.signal(signal.SIGINT, old_int)
+            signal.signal(signal.SIGTERM, old_term)
+            raise
+        plog.close()
+        # Signals from here on (the final triage, the report): counted and answered
+        # by stopping the triage child; the report is still written (finish).
+        signal.signal(signal.SIGINT, self._on_signal_late)
+        signal.signal(signal.SIGTERM, self._on_signal_late)
+        now = time.time()
+        state['consumed'] = consumed0 + (now - t0)
+        session['end'] = now
+        session['parallel_exit'] = proc.returncode
+        if self.interrupts:
+            status, code = 'interrupted', EXIT_INTERRUPTED
+        else:
+            status, code = 'done', EXIT_DONE
+        session['status'] = state['status'] = status
+        try:
+            write_json(self.path('state.json'), state)
+            return self.finish(rows, code)
+        finally:
+            self._remove_pids()
+            signal.signal(signal.SIGINT, old_int)
+            signal.signal(signal.SIGTERM, old_term)
+
+    def _remove_pids(self):
+        for name in ('runner.pid', 'parallel.pid'):
+            try:
+                os.unlink(self.path(name))
+            except OSError:
+                pass
+
+    def _stop(self, proc):
+        """GNU Parallel and its jobs (they get SIGTERM from it), then SIGKILL after 20 s."""
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self.triage_proc is not None and self.triage_proc.poll() is None:
+            self.triage_proc.terminate()
+
+    def _watch(self, proc, t0, consumed0, deadline, grace, session):
+        """The campaign's loop while GNU Parallel runs: signals, deadline, triage, progress."""
+        cfg, state = self.cfg, self.state
         last_progress = last_sample = 0.0
         hup_at = deadline - cfg['min_attempt']
-        grace = GRACE + max(s['job_time'] for s in self.specs) / 4
         hup_sent = term_sent = False
         stop_sent_at = None
         interrupted_handled = False
@@ -339,33 +443,15 @@ class Campaign:
                 snap = snap or self.scanner.snapshot()
                 self._progress(state['consumed'], snap)
                 last_progress = now
-        plog.close()
-        signal.signal(signal.SIGINT, self._on_signal_late)
-        signal.signal(signal.SIGTERM, self._on_signal_late)
-        now = time.time()
-        state['consumed'] = consumed0 + (now - t0)
-        session['end'] = now
-        session['parallel_exit'] = proc.returncode
-        if self.interrupts:
-            status, code = 'interrupted', EXIT_INTERRUPTED
-        else:
-            status, code = 'done', EXIT_DONE
-        session['status'] = state['status'] = status
-        write_json(self.path('state.json'), state)
-        for name in ('runner.pid', 'parallel.pid'):
-            try:
-                os.unlink(self.path(name))
-            except OSError:
-                pass
-        signal.signal(signal.SIGINT, old_int)
-        signal.signal(signal.SIGTERM, old_term)
-        return self.finish(rows, code)
 
     def _on_signal(self, signum, frame):
         self.interrupts += 1
 
     def _on_signal_late(self, signum, frame):
         self.interrupts += 1
+        p = getattr(self, 'triage_proc', None)
+        if p is not None and p.poll() is None:
+            p.terminate()
         if self.interrupts > 1:
             raise KeyboardInterrupt
 
@@ -382,11 +468,19 @@ class Campaign:
             self.triage_proc = None
             self.buckets = self._bucket_counts()
             self.next_triage = now + self.cfg['triage_every']
+            if self.cfg.get('adapt'):
+                self._adapt()
         if self.triage_proc is None and now >= self.next_triage and not final:
             log = open(self.path('triage.log'), 'ab')
             self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL)
             log.close()
+
+    def _adapt(self):
+        """New keep probabilities from the yield so far (ci/cilib/adapt.py)."""
+        tri = read_json(self.path('triage', 'report.json'), {}) or {}
+        jobs = scan.job_outcomes(self.out, planlib.jobs(self.specs, self.state['rounds'], self.cfg['seed']))
+        adapt.write(self.out, self.specs, yields.table(self.out, self.specs, jobs, tri.get('buckets', [])))
 
     def _bucket_counts(self):
         r = read_json(self.path('triage', 'report.json'), {}) or {}
@@ -401,10 +495,15 @@ class Campaign:
                 self.triage_proc.kill()
                 self.triage_proc.wait()     # gone before the final one starts on the same --out
             self.triage_proc = None
+        if self.interrupts:
+            return 130               # a signal came first: the buckets stay as the last triage left them
         with open(self.path('triage.log'), 'ab') as log:
-            p = subprocess.run(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
+            # kept in triage_proc, so that a signal now stops it (_on_signal_late)
+            self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
+            rc = self.triage_proc.wait()
+        self.triage_proc = None
         self.buckets = self._bucket_counts()
-        return p.returncode
+        return rc
 
     # --- progress ---
     def _progress(self, consumed, snap):
@@ -447,7 +546,7 @@ class Campaign:
             self.say('triage of %s' % self.path('results'))
             try:
                 trc = self.final_triage()
-                if trc not in (0, 1):
+                if trc not in (0, 1) and not self.interrupts:
                     # Results that were not triaged (a full disk, a damaged triage/) may hide
                     # new buckets: the campaign cannot say it found nothing new.
                     self.say('the final triage failed (exit %d, see %s)' % (trc, self.path('triage.log')))
@@ -455,6 +554,13 @@ class Campaign:
                         code = EXIT_NOT_RUN
             except KeyboardInterrupt:
                 interrupted_twice = True
+        if self.interrupts and self.state.get('status') != 'interrupted':
+            # SIGTERM or SIGINT during the final triage: what it had is reported, and
+            # --resume (or ci/premerge --report-only) triages the rest.
+            self.state['status'] = 'interrupted'
+            self.state['sessions'][-1]['status'] = 'interrupted' if self.state.get('sessions') else None
+            write_json(self.path('state.json'), self.state)
+            code = EXIT_INTERRUPTED
         if hasattr(self, 'scanner') and not interrupted_twice:
             self._sample(self.state['consumed'], self.scanner.snapshot())   # the final counts, for the plots
         jobs = scan.job_outcomes(self.out, rows)
@@ -493,6 +599,19 @@ class Campaign:
             print('report: %s' % p)
         sys.stdout.flush()
         return code
+
+
+def out_busy(out):
+    """Why OUT cannot be used now (a campaign process holds its lock), or None."""
+    path = os.path.join(out, LOCK)
+    if not os.path.exists(path):
+        return None
+    with open(path, 'a') as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return 'another campaign is starting or running in %s (it holds %s)' % (out, path)
+    return None
 
 
 class Rate:

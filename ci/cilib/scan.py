@@ -147,11 +147,14 @@ def job_outcomes(out, job_rows):
         j['execs'] = sum(a['execs'] for a in j['attempts'])
         j['host'] = meta.get('sshlogin') or (joblog[seq]['host'] if seq in joblog else None)
         j['hostname'] = meta.get('host')
+        j['cores'], j['cpus'] = meta.get('cores'), meta.get('cpus')
         log = joblog.get(seq)
         if log:
             j['exitval'], j['signal'], j['runtime'] = log['exitval'], log['signal'], log['runtime']
             j['host'] = j['host'] or log['host']
         j['outcome'] = _outcome(j, meta, log, os.path.isdir(jd))
+        if j['outcome'] == 'skipped (budget)' and os.path.exists(os.path.join(jd, 'skipped-yield')):
+            j['outcome'] = 'skipped (yield)'    # an adaptive campaign gave its time to another group
         result.append(j)
     return result
 

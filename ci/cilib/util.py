@@ -1,8 +1,15 @@
 """Small helpers shared by the campaign modules: durations, JSON files, time."""
+import errno
 import json
 import os
 import re
+import sys
 import time
+
+# The atomic write is crash-triage's (one owner); ci and triage run from one checkout.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                'crash-triage'))
+from ctlib import outdir  # noqa: E402
 
 _UNITS = {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, 'd': 86400}
 
@@ -82,20 +89,36 @@ def read_state_json(path, kind):
     return data
 
 
-def write_json(path, data):
-    """Atomic: readers never see half a file."""
-    tmp = '%s.tmp.%d' % (path, os.getpid())
-    with open(tmp, 'w', encoding='utf-8') as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write('\n')
-    os.replace(tmp, path)
+class DiskFull(Exception):
+    """A write that failed for want of space or with an I/O error: one line naming the
+    file, exit status 3. The file keeps its last whole version."""
 
 
 def write_text(path, text):
-    tmp = '%s.tmp.%d' % (path, os.getpid())
-    with open(tmp, 'w', encoding='utf-8') as f:
-        f.write(text)
-    os.replace(tmp, path)
+    """Atomic: readers never see half a file; a failed write leaves no temporary
+    (path.tmp.PID, so that two processes never share one)."""
+    try:
+        outdir.write_atomic(path, text, tmp='%s.tmp.%d' % (path, os.getpid()))
+    except OSError as e:
+        if e.errno in (errno.ENOSPC, errno.EDQUOT, errno.EFBIG):
+            raise DiskFull('no space left on device writing %s' % path)
+        if e.errno == errno.EIO:
+            raise DiskFull('I/O error writing %s' % path)
+        raise
+
+
+def write_json(path, data):
+    write_text(path, json.dumps(data, indent=2, sort_keys=True) + '\n')
+
+
+def remove_temporaries(directory):
+    """The .tmp.PID files a write left behind when its process was killed."""
+    for name in os.listdir(directory):
+        if re.search(r'\.tmp\.\d+$', name):
+            try:
+                os.unlink(os.path.join(directory, name))
+            except OSError:
+                pass
 
 
 def tail(path, nbytes=8192):

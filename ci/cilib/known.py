@@ -1,0 +1,78 @@
+"""Known VM bugs that ship with the repository: one list per VM build in
+ci/known/, the buckets the framework finds on that build as it is (the
+census's confirmed root causes and what pre-merge runs of the unmodified
+build met), so that a first pre-merge of an unpatched build says "known N,
+new 0". A list names its build in header comments:
+
+    # vm-version: 17.0.21.1+2-1-deb12u1-Debian
+    # libjvm-build-id: 4f1c...
+
+and matches a JDK whose libjvm has that GNU build-id or, failing that, whose
+java.vm.version is that string (a rebuild of the same source). The rest of
+the file is a --known list: one signature or exact title per line."""
+import glob
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+KNOWN_DIR = os.path.join(HERE, 'known')
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'crash-triage'))
+from ctlib.symbolize import elf_build_id  # noqa: E402
+
+HEADER = re.compile(r'^#\s*(vm-version|libjvm-build-id):\s*(\S+)\s*$')
+
+
+def vm_identity(java_home):
+    """(java.vm.version or None, libjvm build-id or None) of a JDK."""
+    version = None
+    try:
+        p = subprocess.run([os.path.join(java_home, 'bin', 'java'), '-XshowSettings:properties', '-version'],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=60)
+        m = re.search(r'^\s*java\.vm\.version = (\S+)\s*$', p.stderr.decode('utf-8', 'replace'), re.M)
+        version = m.group(1) if m else None
+    except (OSError, subprocess.SubprocessError):
+        pass
+    libjvm = os.path.join(java_home, 'lib', 'server', 'libjvm.so')
+    return version, elf_build_id(libjvm) if os.path.exists(libjvm) else None
+
+
+def headers(path):
+    out = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            m = HEADER.match(line)
+            if m:
+                out[m.group(1)] = m.group(2)
+            elif line.strip() and not line.startswith('#'):
+                break
+    return out
+
+
+def _show(path):
+    """A list's path as the user reads it: relative to the checkout when inside it."""
+    repo = os.path.dirname(HERE)
+    return os.path.relpath(path, repo) if path.startswith(repo + os.sep) else path
+
+
+def find(java_home, directory=KNOWN_DIR):
+    """(path or None, one line saying which list and why, or why none)."""
+    version, build_id = vm_identity(java_home)
+    by_version = None
+    for path in sorted(glob.glob(os.path.join(directory, '*.known'))):
+        h = headers(path)
+        if build_id and h.get('libjvm-build-id') == build_id:
+            return path, 'known list %s (libjvm build-id %s)' % (_show(path), build_id)
+        if version and h.get('vm-version') == version and not by_version:
+            by_version = path
+    if by_version:
+        return by_version, ('known list %s (java.vm.version %s; its build-id %s is not this libjvm\'s %s: '
+                            'the same version, another build)' % (
+                                _show(by_version), version,
+                                headers(by_version).get('libjvm-build-id', '?'), build_id or '?'))
+    return None, ('no known list ships for this VM (java.vm.version %s, libjvm build-id %s): every bucket '
+                  'counts as new; ci/known/ has lists for %s' % (
+                      version or '?', build_id or '?',
+                      ', '.join(headers(p).get('vm-version', os.path.basename(p))
+                                for p in sorted(glob.glob(os.path.join(directory, '*.known')))) or 'none'))

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Known VM bugs ship with the repository (ci/known/, ci/cilib/known.py): a
+# list matches a JDK by its libjvm build-id, else by java.vm.version (said as
+# such); a JDK with no list is told so, with what the lists are for. ci/premerge
+# and ci/campaign use the matching list unless --known is given, and
+# --known /dev/null is accepted (every bucket new).
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+
+read -r version build_id < <(python3 -c 'import sys; sys.path.insert(0, "ci"); from cilib import known; print(*known.vm_identity(sys.argv[1]))' "$JAVA_HOME")
+[ -n "$version" ] && [[ $build_id =~ ^[0-9a-f]{40}$ ]]
+ok $? "the JDK's identity: java.vm.version $version, libjvm build-id $build_id"
+
+find_in() {  # DIR: the message known.find gives for this JDK with the lists in DIR
+  python3 -c 'import sys; sys.path.insert(0, "ci"); from cilib import known; p, why = known.find(sys.argv[1], sys.argv[2]); print(p or "-"); print(why)' "$JAVA_HOME" "$1"
+}
+mkdir -p "$d/by-id" "$d/by-version" "$d/none"
+printf '# vm-version: other-version\n# libjvm-build-id: %s\n\nSIGSEGV in x\n' "$build_id" > "$d/by-id/a.known"
+printf '# vm-version: %s\n# libjvm-build-id: 0000\n\nSIGSEGV in x\n' "$version" > "$d/by-version/b.known"
+printf '# vm-version: 99.0.0\n# libjvm-build-id: 1111\n\nSIGSEGV in x\n' > "$d/none/c.known"
+out=$(find_in "$d/by-id")
+[ "$(echo "$out" | head -1)" = "$d/by-id/a.known" ] && echo "$out" | grep -q "libjvm build-id $build_id"
+ok $? "a list with the JDK's build-id matches ($(echo "$out" | tail -1 | cut -c1-80))"
+out=$(find_in "$d/by-version")
+[ "$(echo "$out" | head -1)" = "$d/by-version/b.known" ] && echo "$out" | grep -q "the same version, another build"
+ok $? "a list with its version but another build-id matches, and says so"
+out=$(find_in "$d/none")
+[ "$(echo "$out" | head -1)" = - ] && echo "$out" | grep -q "no known list ships for this VM (java.vm.version $version" && echo "$out" | grep -q "lists for 99.0.0"
+ok $? "no list: said plainly, with the VMs there are lists for ($(echo "$out" | tail -1 | cut -c1-90)...)"
+
+# Every shipped list is a valid --known list with a header that names its build.
+bad=""
+for f in ci/known/*.known; do
+  grep -q '^# vm-version: ' "$f" && grep -q '^# libjvm-build-id: [0-9a-f]\{40\}$' "$f" &&
+    crash-triage/triage --known "$f" --out "$d/t-$(basename "$f")" "$d/none" > /dev/null 2>&1 || bad="$bad $f"
+done
+[ -z "$bad" ]; ok $? "the shipped lists have their header and load as --known lists${bad:+ (not:$bad)}"
+
+# ci/premerge says which list it uses; --known /dev/null is a list with nothing in it.
+ci/premerge --budget 0 --out "$d/pm" --no-build > "$d/pm.log" 2>&1
+grep -q '^premerge: \(known list ci/known/.*(libjvm build-id\|no known list ships for this VM\)' "$d/pm.log"
+ok $? "premerge names the list it takes for this VM ($(grep -m1 'known list' "$d/pm.log" | cut -c1-100))"
+ci/premerge --budget 0 --known /dev/null --out "$d/pm2" --no-build > "$d/pm2.log" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q '^premerge: known list /dev/null (given)' "$d/pm2.log"
+ok $? "--known /dev/null is accepted (exit $rc: the budget tests nothing)"
+tap_done

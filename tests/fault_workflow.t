@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Interrupted, full or re-run elsewhere: every workflow tool says what happened
+# and keeps what it had.
+#  - a full disk under ci/campaign (the LD_PRELOAD shim, tests/c/enospc_shim.c):
+#    one line naming the file, exit 3, no pid file, no temporary, and
+#    --resume finishes it once there is room;
+#  - SIGTERM to ci/premerge in its run phase and in its final triage: exit 3,
+#    junit.xml, summary.md and report.html written, nothing it started left
+#    after 5 s; --report-only rebuilds the three;
+#  - SIGINT to ci/campaign in its final triage: exit 130;
+#  - SIGTERM to stress/run: exit 130, its JVM gone;
+#  - two campaigns started at once on one --out: the second is told the first
+#    holds it;
+#  - repro of a bucket runs on the JDK the bucket was found on, and stops when
+#    that JDK was rebuilt.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+shim=$PWD/$BUILD/tests/libenospc.so
+
+cat > "$d/p.preset" <<'EOF'
+[campaign]
+budget = 30s
+job_time = 6s
+min_attempt = 3s
+reserve = 8s
+triage_every = 3s
+progress_every = 5s
+rounds = 1
+[stress a]
+scenario = spin
+cores = 1
+[stress b]
+scenario = spin
+cores = 1
+EOF
+export ASGFCI_CPU_LOCKS=$d/locks
+# left_behind PATTERN: processes whose command line holds PATTERN
+left_behind() { pgrep -f -- "$1" | grep -v "^$$\$" | wc -l; }
+# gone_within PATTERN SECONDS: 0 once no such process is left
+gone_within() { local i; for ((i = 0; i < $2 * 10; i++)); do [ "$(left_behind "$1")" = 0 ] && return 0; sleep 0.1; done; return 1; }
+
+# --- a full disk under the campaign runner ---
+o=$d/full
+mkdir -p "$o"
+ASGF_ENOSPC_DIR=$o ASGF_ENOSPC_AFTER=6000 LD_PRELOAD=$shim \
+  ci/campaign --preset "$d/p.preset" --out "$o" --java-home "$JAVA_HOME" --no-build > "$d/full.log" 2>&1
+rc=$?
+[ $rc = 3 ] && grep -q '^campaign: no space left on device writing '"$o" "$d/full.log" && ! grep -q Traceback "$d/full.log"
+ok $? "a full disk: one line naming the file, exit 3 (exit $rc: $(grep -m1 'no space' "$d/full.log" | cut -c1-110))"
+[ ! -e "$o/runner.pid" ] && [ ! -e "$o/parallel.pid" ] && ! ls "$o"/*.tmp.* > /dev/null 2>&1
+ok $? "no pid file and no temporary left ($(ls "$o" | tr '\n' ' '))"
+gone_within "$o" 5; ok $? "nothing the campaign started outlives it by 5 s"
+ci/campaign --resume --out "$o" > "$d/full2.log" 2>&1
+rc=$?
+[ $rc = 0 ] && [ -s "$o/report.html" ] && python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); sys.exit(s["status"] != "done")' "$o/state.json"
+ok $? "--resume after room was made finishes it (exit $rc: $(grep 'campaign: done' "$d/full2.log"))"
+
+# --- SIGTERM to ci/premerge: run phase, final triage ---
+premerge_term() {  # NAME WHEN: WHEN is 'run' (3 s in) or 'triage' (when the final triage starts)
+  local o=$d/pm-$1
+  ci/premerge --preset "$d/p.preset" --out "$o" --no-build --known /dev/null > "$d/pm-$1.log" 2>&1 &
+  local pid=$!
+  local want='campaign: triage of'
+  [ "$2" = run ] && want=' running | '   # the first progress line: jobs are running
+  for ((i = 0; i < 600; i++)); do grep -q -- "$want" "$d/pm-$1.log" 2>/dev/null && break; sleep 0.1; done
+  kill -TERM $pid
+  wait $pid; rc=$?
+  [ $rc = 3 ] && [ -s "$o/junit.xml" ] && [ -s "$o/summary.md" ] && [ -s "$o/report.html" ]
+  ok $? "SIGTERM to ci/premerge in its $2 phase: exit 3, JUnit, summary and report written (exit $rc)"
+  gone_within "$o" 5; ok $? "... nothing it started outlives it by 5 s ($(left_behind "$o") left)"
+}
+premerge_term term-run run
+premerge_term term-triage triage
+rm -f "$d/pm-term-triage/junit.xml" "$d/pm-term-triage/summary.md"
+ci/premerge --report-only --out "$d/pm-term-triage" > "$d/rebuild.log" 2>&1
+rc=$?
+[ -s "$d/pm-term-triage/junit.xml" ] && [ -s "$d/pm-term-triage/summary.md" ] && [ $rc != 2 ]
+ok $? "ci/premerge --report-only rebuilds JUnit, summary and report (exit $rc: $(grep -m1 '^premerge: ' "$d/rebuild.log" | cut -c1-90))"
+
+# --- SIGINT to ci/campaign in its final triage ---
+o=$d/int
+ci/campaign --preset "$d/p.preset" --out "$o" --java-home "$JAVA_HOME" --no-build > "$d/int.log" 2>&1 &
+pid=$!
+for ((i = 0; i < 600; i++)); do grep -q 'campaign: triage of' "$d/int.log" 2>/dev/null && break; sleep 0.1; done
+kill -INT $pid
+wait $pid; rc=$?
+[ $rc = 130 ] && [ -s "$o/report.html" ]
+ok $? "SIGINT to ci/campaign in its final triage: exit 130, report written (exit $rc)"
+
+# --- SIGTERM to stress/run ---
+stress/run --scenario spin --time 60s --out "$d/st" --agent stats=0 > "$d/st.log" 2>&1 &
+pid=$!
+for ((i = 0; i < 200; i++)); do [ -s "$d/st/log" ] && grep -q 'asgst-stress: jdk=' "$d/st/log" && break; sleep 0.1; done
+sleep 1
+kill -TERM $pid
+wait $pid; rc=$?
+[ $rc = 130 ] && grep -q '^stress: interrupted ' "$d/st.log"
+ok $? "SIGTERM to stress/run: exit 130 and a verdict line (exit $rc: $(tail -1 "$d/st.log" | cut -c1-60))"
+gone_within "$d/st" 5; ok $? "... its JVM is gone within 5 s"
+
+# --- two campaigns at once on one --out ---
+o=$d/twice
+ci/campaign --preset "$d/p.preset" --out "$o" --java-home "$JAVA_HOME" --no-build > "$d/t1.log" 2>&1 &
+p1=$!
+ci/campaign --preset "$d/p.preset" --out "$o" --java-home "$JAVA_HOME" --no-build > "$d/t2.log" 2>&1 &
+p2=$!
+wait $p2; rc2=$?
+kill -INT $p1 2>/dev/null; wait $p1
+rc1=$?
+# Either may win the race; the other is told, with exit 2.
+told() { grep -q "another campaign is starting or running in $o\|already holds a campaign" "$1"; }
+{ told "$d/t2.log" && [ $rc2 = 2 ]; } || { told "$d/t1.log" && [ $rc1 = 2 ]; }
+ok $? "of two campaigns on the same --out at the same instant, one is told so (exits $rc1, $rc2: $(tail -qn1 "$d/t1.log" "$d/t2.log" | grep -m1 'another\|already' | cut -c1-90))"
+
+# --- repro on the JDK a bucket was found on ---
+crash-triage/triage -q --no-symbolize --out "$d/tri" "$d/st" > /dev/null 2>&1 || true
+other=""
+for j in /usr/lib/jvm/*/; do
+  j=${j%/}
+  [ -x "$j/bin/java" ] && [ -f "$j/lib/server/libjvm.so" ] && [ "$(readlink -f "$j")" != "$(readlink -f "$JAVA_HOME")" ] && { other=$j; break; }
+done
+if [ -z "$other" ]; then
+  skip "repro runs a bucket on the JDK it was found on" "one JDK on this machine"
+else
+  stress/run --scenario spin --time 3s --java-home "$other" --out "$d/other" --agent "test_plant=0x10,api=agct,stats=0" > /dev/null 2>&1
+  crash-triage/triage -q --out "$d/tri-other" "$d/other" > /dev/null 2>&1
+  b=$(ls -d "$d"/tri-other/buckets/*/ | head -1)
+  crash-triage/repro "$b" -n 1 --via stress --time 3s > "$d/repro.log" 2>&1
+  grep -q "^repro: the JDK the bucket was found on: $(readlink -f "$other")\|^repro: the JDK the bucket was found on: $other" "$d/repro.log" && grep -q "^repro: JDK " "$d/repro.log"
+  ok $? "repro runs a bucket on the JDK it was found on, not the default one ($(grep -m1 'found on' "$d/repro.log" | cut -c1-100))"
+  python3 - "$b/bucket.json" <<'EOF'
+import json, sys
+p = sys.argv[1]
+b = json.load(open(p))
+b['jdk']['build_id'] = '0' * 40
+json.dump(b, open(p, 'w'))
+EOF
+  crash-triage/repro "$b" -n 1 > "$d/repro2.log" 2>&1
+  rc=$?
+  [ $rc = 2 ] && grep -q 'another build): give --java-home' "$d/repro2.log"
+  ok $? "a bucket whose JDK was rebuilt: repro stops and says so (exit $rc: $(tail -1 "$d/repro2.log" | cut -c1-100))"
+fi
+tap_done

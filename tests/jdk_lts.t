@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Every LTS HotSpot that ci/install-jdk put here: the agent walks it under
+# mutation with faults caught, triage names its libjvm functions from its
+# -dbg symbols, and the smoke campaign runs on it. A JDK that is not
+# installed is a skip naming the command that installs it.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+arch=$(dpkg --print-architecture 2>/dev/null || echo amd64)
+for v in 11 21 25-debian; do
+  case $v in
+    11) h=/usr/lib/jvm/java-11-openjdk-$arch ;;
+    *) h=/opt/asgf-jdk/jdk$v ;;
+  esac
+  if [ ! -x "$h/bin/java" ]; then
+    skip "JDK $v: stress, symbolized triage and the smoke campaign" "JDK $v not installed (ci/install-jdk $v)"
+    continue
+  fi
+  s=$d/s$v
+  stress/run --java-home "$h" --scenario spin,inline --time 8s --out "$s" --agent mutate=near >"$s.v" 2>&1
+  rc=$?
+  walks=$(json_field "$s/summary.json" walks)
+  [ $rc -le 1 ] && [ "$walks" -gt 0 ]
+  ok $? "JDK $v: the agent walks under mutation, every fault caught (exit $rc: $(tail -1 "$s.v" | cut -c1-100))"
+  crash-triage/triage -q --out "$s-t" "$s" >/dev/null 2>&1
+  titles=$(python3 -c 'import json,sys; print("; ".join(b["title"] for b in json.load(open(sys.argv[1]))["buckets"]))' \
+    "$s-t/report.json" 2>/dev/null)
+  if [ -z "$titles" ]; then
+    skip "JDK $v: triage names libjvm functions" "no fault in this short run"
+  else
+    case $titles in *::*) r=0 ;; *) r=1 ;; esac
+    ok $r "JDK $v: triage names libjvm functions from its symbols ($(echo "$titles" | cut -c1-120))"
+  fi
+  make -s campaign PRESET=smoke JAVA_HOME="$h" OUT="$d/c$v" >"$d/c$v.log" 2>&1
+  rc=$?
+  jv=$(json_field "$d/c$v/report.json" java_version)
+  [ $rc -le 2 ] && [ -f "$d/c$v/report.html" ] && case $jv in *"${v%-debian}".*) true ;; *) false ;; esac
+  ok $? "JDK $v: make campaign PRESET=smoke runs on it (exit $rc, $(echo "$jv" | head -1); $(grep -A2 '^## Throughput' "$d/c$v/report.md" 2>/dev/null | tail -1 | cut -c1-90))"
+done
+tap_done
