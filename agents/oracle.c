@@ -17,7 +17,6 @@
  * keyed by the kind of difference and the first differing frame.
  */
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -28,38 +27,17 @@
 #include <time.h>
 #include <unistd.h>
 #include "agct.h"
-#include "fnv.h"
 #include "jmethods.h"
 #include "jvm_threads.h"
 #include "oracle.h"
 #include "oracle_check.h"
 #include "oracle_graph.h"
-#include "record.h"
+#include "oracle_records.h"
+#include "oracle_rules.h"
 #include "regions.h"
 #include "sigsafe.h"
 
 #define ORACLE_DEPTH 1024
-#define RULES_MAX 32
-
-enum rule_kind { RULE_LINENO, RULE_CODE, RULE_EDGE, RULE_END, RULE_TOP_BCI };
-
-struct rule {
-    char name[48];
-    enum rule_kind kind;
-    long agct, jvmti; /* RULE_CODE, RULE_TOP_BCI: agct only */
-    char glob[200];   /* RULE_EDGE, RULE_END: fnmatch pattern on a method text */
-    char why[400];
-    _Atomic unsigned long long excused;
-};
-
-static const char builtin_rules[] =
-#include "oracle_rules.inc"
-    ;
-
-static struct rule rules[RULES_MAX];
-static int nrules;
-static char rules_source[300];
-
 static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed",
                                          "no-call-edge", "wrong-oldest"};
 enum { K_DROPPED, K_EXTRA, K_SWAPPED, K_WRONG_BCI, K_WRONG_METHOD, K_FAILED, K_NO_EDGE, K_WRONG_OLDEST, K_COUNT };
@@ -93,66 +71,6 @@ static struct {
  * thread's ref and registry entry alive while it is being compared. */
 static jthread refs[THREADS_MAX];
 static pthread_mutex_t refs_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int parse_rules(const char *text, const char *source, char *err, size_t errlen)
-{
-    snprintf(rules_source, sizeof rules_source, "%s", source);
-    nrules = 0;
-    int lineno = 0;
-    for (const char *p = text; *p;) {
-        const char *end = strchr(p, '\n');
-        size_t len = end ? (size_t)(end - p) : strlen(p);
-        char line[1024];
-        lineno++;
-        if (len >= sizeof line) return snprintf(err, errlen, "%s line %d: line too long", source, lineno), -1;
-        memcpy(line, p, len);
-        line[len] = 0;
-        p += len + (end ? 1 : 0);
-        char *s = line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (!*s || *s == '#') continue;
-        if (nrules == RULES_MAX) return snprintf(err, errlen, "%s line %d: more than %d rules", source, lineno, RULES_MAX), -1;
-        struct rule *r = &rules[nrules];
-        char *why = strstr(s, " why:");
-        if (!why || !why[5] || !why[6]) return snprintf(err, errlen, "%s line %d: rule without 'why: TEXT'", source, lineno), -1;
-        *why = 0;
-        snprintf(r->why, sizeof r->why, "%s", why + 6);
-        char name[64], kind[16], extra[8], glob[200];
-        long a = 0, j = 0;
-        int got = sscanf(s, "%63s %15s %ld %ld %7s", name, kind, &a, &j, extra);
-        if (got >= 2 && (!strcmp(kind, "edge") || !strcmp(kind, "end")) &&
-            sscanf(s, "%63s %15s %199s %7s", name, kind, glob, extra) == 3) {
-            r->kind = strcmp(kind, "edge") ? RULE_END : RULE_EDGE;
-            strcpy(r->glob, glob);
-        } else if (got == 3 && !strcmp(kind, "code")) r->kind = RULE_CODE;
-        else if (got == 3 && !strcmp(kind, "topbci")) r->kind = RULE_TOP_BCI;
-        else if (got == 4 && !strcmp(kind, "lineno")) r->kind = RULE_LINENO;
-        else return snprintf(err, errlen, "%s line %d: expected 'NAME lineno AGCT JVMTI why: ...', "
-                             "'NAME code AGCT_CODE why: ...', 'NAME topbci BCI why: ...', 'NAME edge CALLEE_GLOB why: ...' "
-                             "or 'NAME end METHOD_GLOB why: ...'",
-                             source, lineno), -1;
-        if (strlen(name) >= sizeof r->name) return snprintf(err, errlen, "%s line %d: name too long", source, lineno), -1;
-        strcpy(r->name, name);
-        r->agct = a, r->jvmti = j;
-        atomic_store(&r->excused, 0);
-        nrules++;
-    }
-    return 0;
-}
-
-int oracle_load_rules(const char *path, char *err, size_t errlen)
-{
-    if (!path || !*path) return parse_rules(builtin_rules, "built-in oracle rules", err, errlen);
-    FILE *f = fopen(path, "r");
-    if (!f) return snprintf(err, errlen, "oracle_rules=%s: %s", path, strerror(errno)), -1;
-    static char text[65536];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    int big = !feof(f);
-    fclose(f);
-    if (big) return snprintf(err, errlen, "oracle_rules=%s: larger than %zu bytes", path, sizeof text - 1), -1;
-    text[n] = 0;
-    return parse_rules(text, path, err, errlen);
-}
 
 /* [handler-safe] On the held thread: the VM's walk of its own context. */
 static void on_walk_signal(int sig, siginfo_t *si, void *uc)
@@ -200,10 +118,8 @@ static int frame_eq(const ASGCT_CallFrame *a, const jvmtiFrameInfo *j, int *rule
     *rule = -1;
     if (!same_method(a, j)) return 0;
     if ((jlocation)a->lineno == j->location) return 1;
-    for (int r = 0; r < nrules; r++)
-        if (rules[r].kind == RULE_LINENO && rules[r].agct == a->lineno && rules[r].jvmti == j->location)
-            return *rule = r, 1;
-    return 0;
+    *rule = oracle_rules_lineno(a->lineno, j->location);
+    return *rule >= 0;
 }
 
 /* Whether ag[ia..na) equals jv[ij..nj) frame by frame (rules applied). */
@@ -216,85 +132,13 @@ static int tail_eq(const ASGCT_CallFrame *ag, int ia, int na, const jvmtiFrameIn
     return 1;
 }
 
-static void method_text(jmethodID m, char *out, size_t len)
-{
-    const struct jmethod_entry *e = m ? jmethods_resolve(m) : NULL;
-    if (e) snprintf(out, len, "%s.%s%s", e->klass && e->klass->name ? e->klass->name : "?", e->name, e->signature);
-    else snprintf(out, len, "?%p", (void *)m);
-}
-
-/* FNV-1a over the kind and the first differing frame's method text: the
- * same in every process, as jmethodIDs are not. */
-static uint64_t mismatch_key(const char *kind, const char *method)
-{
-    uint64_t h = fnv1a(FNV1A_BASIS, kind, strlen(kind));
-    h = fnv1a_byte(h, '|');
-    h = fnv1a(h, method, strlen(method));
-    return h;
-}
-
-/* kind: a kind's name (kind_names or oracle_check_kind_name); shape and
- * case_bytes only for a walk of the consistency check, NULL otherwise. */
-static void write_record(int tid, const char *tname, const char *kind, uint64_t key, int at, const char *method,
-                         const char *shape, const char *why, const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj,
-                         const uint8_t *case_bytes, size_t case_len)
-{
-    static char text[1 << 17];
-    char m[512], path[400];
-    SBUF(head, text);
-    record_head(&head, tid, tname, "agct", "AsyncGetCallTrace", "oracle");
-    size_t used = head.len;
-#define OUT(...) do { int w_ = snprintf(text + used, sizeof text - used, __VA_ARGS__); \
-        if (w_ > 0) used = used + (size_t)w_ < sizeof text ? used + (size_t)w_ : sizeof text - 1; } while (0)
-    OUT("\nkey: %016llx\nmismatch: %s\nat: %d\nmethod: %s\nagct_result: %d\n", (unsigned long long)key, kind, at,
-        method, na);
-    /* Workers are named asgst-worker-SCENARIO-N (stress/README.md): the
-     * scenario under the oracle again is the reproducer. */
-    const char *scn = strncmp(tname, "asgst-worker-", 13) ? NULL : tname + 13;
-    const char *dash = scn ? strchr(scn, '-') : NULL;
-    if (shape) OUT("shape: %s\n", shape);
-    if (why) OUT("why: %s\n", why);
-    /* the call-graph kinds come from sampled walks, which only oracle_graph=1 takes;
-     * a consistency record carries the case that walked, which mutate=corpus replays */
-    const char *graph = !strcmp(kind, kind_names[K_NO_EDGE]) || !strcmp(kind, kind_names[K_WRONG_OLDEST]) ? ",oracle_graph=1" : "";
-    if (dash && case_bytes)
-        OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1,interval=100us,mutate=corpus:DIR "
-            "(DIR: a directory holding only this record's case, which triage saves as the bucket's case file)\n", (int)(dash - scn), scn);
-    else if (dash) OUT("repro: stress/run --scenario %.*s --time 60s --agent oracle=1%s,interval=10s\n", (int)(dash - scn), scn, graph);
-    for (int i = 0; i < nj && used + 600 < sizeof text; i++) {
-        method_text(jv[i].method, m, sizeof m);
-        OUT("expected: %d %s %lld\n", i, m, (long long)jv[i].location);
-    }
-    for (int i = 0; i < na && used + 600 < sizeof text; i++) {
-        method_text(ag[i].method_id, m, sizeof m);
-        OUT("walked: %d %s %d\n", i, m, ag[i].lineno);
-    }
-    if (case_bytes && case_len) {
-        OUT("case: ");
-        for (size_t i = 0; i < case_len && used + 8 < sizeof text; i++) OUT("%02x", case_bytes[i]);
-        OUT("\n");
-    }
-    OUT("END\n");
-#undef OUT
-    record_text(out_dir, key, text, used, path, sizeof path);
-}
-
 static void write_mismatch(const struct thread_info *t, int kind, int at, const char *method, const char *why,
                            const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
 {
-    write_record(t->tid, t->name, kind_names[kind], mismatch_key(kind_names[kind], method), at, method, NULL, why, ag,
-                 na, jv, nj, NULL, 0);
-}
-
-/* [handler-safe] oracle_check's excuse: the topbci rules (read-only once loaded). */
-static int check_excused(int kind, int at, int bci)
-{
-    for (int r = 0; r < nrules; r++)
-        if (rules[r].kind == RULE_TOP_BCI && kind == CHECK_BAD_BCI && at == 0 && rules[r].agct == bci) {
-            atomic_fetch_add(&rules[r].excused, 1);
-            return 1;
-        }
-    return 0;
+    struct oracle_record r = {out_dir, t->tid, t->name, kind_names[kind], oracle_mismatch_key(kind_names[kind], method),
+                              at, method, NULL, why, ag, na, jv, nj, NULL, 0,
+                              kind == K_NO_EDGE || kind == K_WRONG_OLDEST};
+    oracle_record_write(&r);
 }
 
 /* oracle_check's report: a sampled walk with a frame that cannot exist. */
@@ -306,45 +150,31 @@ static void write_inconsistent(int tid, int kind, int at, const char *shape, con
     for (int i = 0; i < n && i < CHECK_FRAMES; i++) ag[i].method_id = methods[i], ag[i].lineno = bcis[i];
     const struct thread_info *t = threads_find(tid);
     if (t) snprintf(name, sizeof name, "%s", t->name);
-    method_text(methods[at], m, sizeof m);
+    oracle_method_text(methods[at], m, sizeof m);
     const char *kind_name = oracle_check_kind_name(kind);
     if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_name, at, m, why);
-    write_record(tid, name, kind_name, mismatch_key(kind_name, shape), at, m, shape, why, ag, n, NULL, 0, case_bytes,
-                 case_len);
-}
-
-/* Whether an end rule lets a walk stop at the method m (counted if so). */
-static int end_excused(const char *m)
-{
-    for (int r = 0; r < nrules; r++)
-        if (rules[r].kind == RULE_END && !fnmatch(rules[r].glob, m, 0)) {
-            atomic_fetch_add(&rules[r].excused, 1);
-            return 1;
-        }
-    return 0;
+    struct oracle_record r = {out_dir, tid, name, kind_name, oracle_mismatch_key(kind_name, shape), at, m, shape, why,
+                              ag, n, NULL, 0, case_bytes, case_len, 0};
+    oracle_record_write(&r);
 }
 
 /* Compares one AGCT walk with JVMTI's; counts it and records a mismatch. */
 static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na, const jvmtiFrameInfo *jv, int nj)
 {
-    if (na <= 0 && !(na == 0 && nj == 0)) {
-        for (int r = 0; r < nrules; r++)
-            if (rules[r].kind == RULE_CODE && rules[r].agct == na) {
-                atomic_fetch_add(&rules[r].excused, 1);
-                atomic_fetch_add(&uncompared, 1);
-                return;
-            }
+    if (na <= 0 && !(na == 0 && nj == 0) && oracle_rules_code(na)) {
+        atomic_fetch_add(&uncompared, 1);
+        return;
     }
     atomic_fetch_add(&compared, 1);
-    int used[RULES_MAX] = {0}, any_rule = 0, n = na > 0 ? na : 0, i;
+    int used[ORACLE_RULES_MAX] = {0}, any_rule = 0, n = na > 0 ? na : 0, i;
     for (i = 0; i < n && i < nj; i++) {
         int r;
         if (!frame_eq(&ag[i], &jv[i], &r)) break;
         if (r >= 0) used[r] = any_rule = 1;
     }
     if (i == n && i == nj) {
-        for (int r = 0; r < nrules; r++)
-            if (used[r]) atomic_fetch_add(&rules[r].excused, 1);
+        for (int r = 0; r < ORACLE_RULES_MAX; r++)
+            if (used[r]) oracle_rules_count(r);
         atomic_fetch_add(any_rule ? &equal_by_rule : &equal_exact, 1);
         return;
     }
@@ -352,8 +182,8 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     /* Every frame agrees but the walk stops early, at a method the VM
      * called into: the gap the end rules describe for sampled walks. */
     if (i == n && n > 0 && n < nj) {
-        method_text(ag[n - 1].method_id, m, sizeof m);
-        if (end_excused(m)) {
+        oracle_method_text(ag[n - 1].method_id, m, sizeof m);
+        if (oracle_rules_end(m)) {
             atomic_fetch_add(&equal_by_rule, 1);
             return;
         }
@@ -374,7 +204,7 @@ static void judge(const struct thread_info *t, const ASGCT_CallFrame *ag, int na
     else if (same_method(&ag[i], &jv[i])) kind = K_WRONG_BCI, first = jv[i].method;
     else kind = K_WRONG_METHOD, first = jv[i].method;
     atomic_fetch_add(&kinds[kind], 1);
-    method_text(first, m, sizeof m);
+    oracle_method_text(first, m, sizeof m);
     if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %s", kind_names[kind], i, m);
     write_mismatch(t, kind, i, m, NULL, ag, na, jv, nj);
 }
@@ -455,16 +285,10 @@ static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *
         atomic_fetch_add(v == GRAPH_UNKNOWN ? &edges_unknown : &edges_checked, 1);
         if (v != GRAPH_NO_EDGE) continue;
         char m[512];
-        method_text(ag[i].method_id, m, sizeof m);
-        int r;
-        for (r = 0; r < nrules; r++)
-            if (rules[r].kind == RULE_EDGE && !fnmatch(rules[r].glob, m, 0)) break;
-        if (r < nrules) {
-            atomic_fetch_add(&rules[r].excused, 1);
-            continue;
-        }
+        oracle_method_text(ag[i].method_id, m, sizeof m);
+        if (oracle_rules_edge(m)) continue;
         atomic_fetch_add(&kinds[K_NO_EDGE], 1);
-        method_text(ag[i + 1].method_id, m, sizeof m);
+        oracle_method_text(ag[i + 1].method_id, m, sizeof m);
         if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_names[K_NO_EDGE], i + 1, m, why);
         write_mismatch(t, K_NO_EDGE, i + 1, m, why, ag, n, NULL, 0);
         return;
@@ -474,11 +298,11 @@ static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *
     atomic_fetch_add(&oldest_checked, 1);
     if (ag[n - 1].method_id == want) return;
     char m[512], why[600];
-    method_text(ag[n - 1].method_id, m, sizeof m);
-    if (end_excused(m)) return;
+    oracle_method_text(ag[n - 1].method_id, m, sizeof m);
+    if (oracle_rules_end(m)) return;
     atomic_fetch_add(&kinds[K_WRONG_OLDEST], 1);
     char w[512];
-    method_text(want, w, sizeof w);
+    oracle_method_text(want, w, sizeof w);
     snprintf(why, sizeof why, "the walk ends after %d frames; the thread's oldest frame is %.500s", n, w);
     if (!example[0]) snprintf(example, sizeof example, "%s at frame %d, %.300s: %.200s", kind_names[K_WRONG_OLDEST], n - 1, m, why);
     write_mismatch(t, K_WRONG_OLDEST, n - 1, m, why, ag, n, NULL, 0);
@@ -549,7 +373,7 @@ static void JNICALL oracle_loop(jvmtiEnv *env, JNIEnv *jni, void *arg)
 int oracle_prepare(jvmtiEnv *env)
 {
     jvmti = env;
-    oracle_check_set_excuse(check_excused);
+    oracle_check_set_excuse(oracle_rules_top_bci);
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_suspend = 1;
@@ -596,9 +420,7 @@ void oracle_report(FILE *f)
                 (unsigned long long)sampled_unwalkable, (unsigned long long)edges_checked, (unsigned long long)edges_unknown,
                 (unsigned long long)kinds[K_NO_EDGE], (unsigned long long)oldest_checked,
                 (unsigned long long)kinds[K_WRONG_OLDEST]);
-    for (int r = 0; r < nrules; r++)
-        fprintf(f, "asgf: oracle rule %s excused %llu comparisons: %s\n", rules[r].name,
-                (unsigned long long)rules[r].excused, rules[r].why);
+    oracle_rules_report(f);
     oracle_check_print(f);
     if (example[0]) fprintf(f, "asgf: oracle: first mismatch: %s\n", example);
 }
@@ -609,17 +431,15 @@ int oracle_write_json(const char *path)
     if (!f) return -1;
     double secs = started_ns && stopped_ns > started_ns ? (double)(stopped_ns - started_ns) / 1e9 : 0;
     fprintf(f, "{\"compared\": %llu, \"seconds\": %.3f, \"equal\": %llu, \"equal_by_rule\": %llu, "
-            "\"not_compared\": %llu, \"no_answer\": %llu, \"not_held\": %llu, \"rules_source\": \"%s\", \"mismatches\": {",
+            "\"not_compared\": %llu, \"no_answer\": %llu, \"not_held\": %llu, \"mismatches\": {",
             (unsigned long long)compared, secs, (unsigned long long)equal_exact, (unsigned long long)equal_by_rule,
-            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held, rules_source);
+            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held);
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s\"%s\": %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
-    fprintf(f, "}, \"sampled\": %llu, \"edges_checked\": %llu, \"edges_unknown\": %llu, \"oldest_checked\": %llu, "
-               "\"excused\": {",
+    fprintf(f, "}, \"sampled\": %llu, \"edges_checked\": %llu, \"edges_unknown\": %llu, \"oldest_checked\": %llu, ",
             (unsigned long long)sampled, (unsigned long long)edges_checked, (unsigned long long)edges_unknown,
             (unsigned long long)oldest_checked);
-    for (int r = 0; r < nrules; r++)
-        fprintf(f, "%s\"%s\": %llu", r ? ", " : "", rules[r].name, (unsigned long long)rules[r].excused);
-    fprintf(f, "}, \"consistency\": {");
+    oracle_rules_json(f);
+    fprintf(f, ", \"consistency\": {");
     oracle_check_json(f);
     fprintf(f, "}}\n");
     return fclose(f);

@@ -8,9 +8,8 @@
 #include <stdio.h>
 #include <jvmti.h>
 
-/* Agent_OnLoad: the excuse rules (NULL or "": the built-in ones), then the
- * capability to suspend threads. 0 or -1 (with err naming file and line). */
-int oracle_load_rules(const char *path, char *err, size_t errlen);
+/* Agent_OnLoad, after the excuse rules (oracle_rules.h): the capability
+ * to suspend threads. 0 or -1. */
 int oracle_prepare(jvmtiEnv *jvmti);
 /* The signal the oracle walks a thread with (a real-time signal). */
 int oracle_walk_signal(void);

@@ -19,6 +19,7 @@
 #include "lifecycle.h"
 #include "oracle.h"
 #include "oracle_check.h"
+#include "oracle_rules.h"
 #include "info_calls.h"
 #include "queue_agct.h"
 #include "callback_gate.h"
