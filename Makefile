@@ -24,6 +24,9 @@ LIBJVM_DIR := $(JAVA_HOME)/lib/server
 CORE_SRC := $(filter-out src/arch_%.c,$(wildcard src/*.c)) src/arch_$(ARCH).c
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/core/%.o)
 CORE_LIB := $(BUILD)/libasgf.a
+# Walker coverage disassembles with capstone when its header is there
+# (src/walker_cov.c); looked up when a recipe runs, after make deps.
+CAPSTONE_LIBS = $(if $(wildcard /usr/include/capstone/capstone.h),-lcapstone)
 
 .PHONY: all core test bench clean deps check-java
 all: core $(BUILD)/bin/casetool agent tests-build stress $(if $(wildcard fuzz/fuzz.mk),fuzz-build)
@@ -34,7 +37,7 @@ check-java:
 
 core: check-java $(CORE_LIB)
 
-$(BUILD)/core/%.o: src/%.c $(wildcard src/*.h) | check-java
+$(BUILD)/core/%.o: src/%.c $(wildcard src/*.h src/*.def) | check-java
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -c $< -o $@
 

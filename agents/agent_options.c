@@ -91,6 +91,7 @@ static const char *set_records_per_key(void *c, const char *v) { return opt_pars
 
 static const char *set_oracle(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle); }
 static const char *set_oracle_graph(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle_graph); }
+static const char *set_walker_cov(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->walker_cov); }
 static const char *set_oracle_rules(void *c, const char *v)
 {
     if (!v || !*v || strlen(v) >= sizeof CFG(c)->oracle_rules) return "expected a rules file, got";
@@ -170,6 +171,9 @@ static const struct opt_def defs[] = {
     {"verify", "0|1: mode=queue: compare handler stacks with JVMTI GetStackTrace (default 0)", set_verify},
     {"oracle", "0|1: suspend sampled threads in turn and compare the VM's AsyncGetCallTrace walk of each, "
                "from a signal on it, with JVMTI GetStackTrace; mismatches become records (default 0)", set_oracle},
+    {"walker_cov", "0|1: one-shot breakpoints on the basic blocks of libjvm's stack-walking functions, found in its "
+                   "symbol table; the blocks reached go to out/walker-coverage.txt and summary.json (default 0)",
+     set_walker_cov},
     {"oracle_graph", "0|1: with oracle=1, also walk threads running Java where the signal finds them and check "
                      "each caller's bytecode calls the frame above it (default 0)", set_oracle_graph},
     {"oracle_rules", "file of the oracle's excuse rules (default: the built-in agents/oracle-rules.txt)", set_oracle_rules},

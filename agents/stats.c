@@ -14,6 +14,7 @@
 #include "guard.h"
 #include "record.h"
 #include "stats.h"
+#include "walker_cov.h"
 
 struct stats {
     _Atomic unsigned long long rounds, late_rounds, signals_sent, signals_failed;
@@ -221,6 +222,10 @@ int stats_write_json(const char *path, double t, const char *config_line)
     struct guard_counters g;
     guard_counters(&g);
     fprintf(f, "  \"guard_caught\": %llu,\n", (unsigned long long)g.caught);
+    struct wcov_counts wc;
+    wcov_counts(&wc);
+    fprintf(f, "  \"walker_blocks\": %u, \"walker_blocks_reached\": %u, \"walker_functions\": %u, "
+               "\"walker_functions_reached\": %u,\n", wc.blocks, wc.blocks_reached, wc.functions, wc.functions_reached);
     /* Where the campaign let this VM run (ci/job pins each job to the CPUs it takes). */
     cpu_set_t cpus;
     fprintf(f, "  \"cpus_allowed\": \"");

@@ -30,6 +30,7 @@
 #include "startup.h"
 #include "stats.h"
 #include "suspend_walker.h"
+#include "walker_cov.h"
 
 /* The agent's state, here only: every module gets what it needs at init. */
 static struct agent_config agent_cfg;
@@ -58,6 +59,8 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     (void)thread;
     const char *why;
     jvm_regions_refresh(jni);
+    char why_cov[300];
+    if (agent_cfg.walker_cov && wcov_start(why_cov, sizeof why_cov)) fail("walker_cov", why_cov);
     /* Registered before the workload starts unloading classes: the handler
      * feeds the stale handles the info calls try. */
     lc_register_unload_handler(agent_api, info_calls_on_unload, NULL);
@@ -104,8 +107,17 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
         fail("class unload handler", "DeregisterClassUnloadHandler did not find the handler registered at VMInit");
     stats_summary(stderr, t);
     if (!agent_cfg.quiet) queue_ops_report(stderr);
-    if (agent_cfg.verify) queue_verify_report(stderr);
     char path[600];
+    if (agent_cfg.walker_cov) {
+        char cov[300];
+        wcov_summary(cov, sizeof cov);
+        fprintf(stderr, "asgf: %s\n", cov);
+        snprintf(path, sizeof path, "%s/walker-coverage.txt", agent_cfg.out);
+        struct wcov_counts wc;
+        wcov_counts(&wc);
+        if (wc.blocks && wcov_write(path)) fail(path, "cannot write");
+    }
+    if (agent_cfg.verify) queue_verify_report(stderr);
     if (agent_cfg.oracle) {
         oracle_report(stderr);
         snprintf(path, sizeof path, "%s/oracle.json", agent_cfg.out);

@@ -16,12 +16,14 @@
  *
  * Outside afl-fuzz it reads one input from stdin.
  */
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "afl_forkserver.h"
 #include "feedback.h"
 #include "harness.h"
+#include "walker_cov.h"
 
 /* One function per feature slot, named fb_0000 .. fb_1999. */
 #define FB_FN(name) \
@@ -43,6 +45,25 @@ FB_D2(fb_1)
 static void (*const feature_fn[])(void) = {FB_T2(fb_0) FB_T2(fb_1)};
 _Static_assert(sizeof feature_fn / sizeof feature_fn[0] == FEEDBACK_SLOTS, "one function per feature slot");
 
+/* Walker blocks first reached while the input ran (src/walker_cov.h), as
+ * entries of AFL++'s coverage map of their own, spread by a multiplicative
+ * hash. The map is the runtime's: found by name, as the instrumentation
+ * owns the declaration. */
+static void walker_edges(void)
+{
+    static uint8_t **area;
+    static uint32_t *size_p;
+    if (!area) {
+        area = dlsym(RTLD_DEFAULT, "__afl_area_ptr");
+        size_p = dlsym(RTLD_DEFAULT, "__afl_map_size");
+    }
+    if (!area || !*area) return;
+    uint32_t size = size_p && *size_p ? *size_p : 65536, blocks[256];
+    int n;
+    while ((n = wcov_take_new(blocks, 256)) > 0)
+        for (int i = 0; i < n; i++) (*area)[(uint32_t)(blocks[i] * 2654435761u) % size]++;
+}
+
 /* One input through the harness, its outcome as edges. */
 static void run_one(const uint8_t *buf, size_t len, void *arg)
 {
@@ -55,6 +76,7 @@ static void run_one(const uint8_t *buf, size_t len, void *arg)
         int n = feedback_features(&r.prog, &r.out, r.target_rc, idx);
         for (int i = 0; i < n; i++) feature_fn[idx[i]]();
     }
+    if (c->walker_feedback) walker_edges();
     if (rc == HARNESS_FAULT) harness_fault(&r);
 }
 

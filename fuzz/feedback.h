@@ -27,6 +27,9 @@
 #include "exec.h"
 
 #define FEEDBACK_SLOTS 2000
+/* Counters for walker blocks first reached (src/walker_cov.h), block index
+ * modulo this. */
+#define WALKER_SLOTS 65536
 #define FEEDBACK_MAX_FEATURES 64
 
 /* Outcome class of a run:

@@ -28,6 +28,7 @@
 #include "options.h"
 #include "info_calls.h"
 #include "qops.h"
+#include "walker_cov.h"
 #include "queue_agct.h"
 #include "regions.h"
 #include "sigsafe.h"
@@ -76,6 +77,8 @@ static const struct env_def env_defs[] = {
     {"ASGF_AFL_LOOP", ENV_LONG, CFG(afl_loop), 1, 1000000000},
     {"ASGF_RECORDS_PER_KEY", ENV_LONG, CFG(records_per_key), 1, 1000000000},
     {"ASGF_MAX_RECORDS", ENV_LONG, CFG(max_records), 0, 1000000000},
+    {"ASGF_WALKER_COV", ENV_BOOL, CFG(walker_cov), 0, 0},
+    {"ASGF_WALKER_FEEDBACK", ENV_BOOL, CFG(walker_feedback), 0, 0},
     {NULL, 0, 0, 0, 0},
 };
 
@@ -141,7 +144,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
-        .max_records = RECORD_TOTAL_DEFAULT,
+        .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1,
     };
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
@@ -440,16 +443,23 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (h.cfg.pin) pin_threads();
     sleep_ms(h.cfg.warmup_ms);
     jvm_regions_refresh(env);
+    /* After the warm-up: the VM's start-up code is not what the cases reach. */
+    char cov[300] = "walker coverage: off (ASGF_WALKER_COV=0)";
+    if (h.cfg.walker_cov && !wcov_start(cov, sizeof cov)) {
+        struct wcov_counts wc;
+        wcov_counts(&wc);
+        snprintf(cov, sizeof cov, "walker coverage: %u blocks in %u functions armed", wc.blocks, wc.functions);
+    }
     h.up_ns = sigsafe_now_ns();
     h.next_refresh = h.up_ns + REFRESH_NS;
     h.started = 1;
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
-                "%d CPUs, spin %ld us, records in %s, feedback %s%s\n",
+                "%d CPUs, spin %ld us, records in %s, feedback %s%s; %s\n",
                 (sigsafe_now_ns() - t0) / 1000000, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
                 h.cfg.workers, h.cfg.scenario, allowed_cpus(), h.cfg.spin_us, h.cfg.out, h.cfg.feedback ? "on" : "off",
-                h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "");
+                h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "", cov);
     return 0;
 }
 
@@ -576,4 +586,14 @@ void harness_stats(int fd)
                 "from Java code %llu (%.1f %%)\n",
             t.ran, t.signals, t.signals ? (double)t.ran / (double)t.signals : 0.0, h.cfg.batch, h.cfg.hold_us,
             t.from_java, t.ran ? 100.0 * (double)t.from_java / (double)t.ran : 0.0);
+    char cov[300];
+    wcov_summary(cov, sizeof cov);
+    dprintf(fd, "asgf: %s\n", cov);
+    if (h.api && h.cfg.walker_cov) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/walker-coverage.txt", h.cfg.out);
+        struct wcov_counts wc;
+        wcov_counts(&wc);
+        if (wc.blocks) wcov_write(path);
+    }
 }

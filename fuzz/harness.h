@@ -62,6 +62,8 @@ struct harness_config {
     long afl_loop;            /* ASGF_AFL_LOOP: inputs per AFL++ child (one JVM each) */
     long records_per_key;     /* ASGF_RECORDS_PER_KEY: crash records kept per fault key (20) */
     long max_records;         /* ASGF_MAX_RECORDS: crash records per output directory (100000) */
+    int walker_cov;           /* ASGF_WALKER_COV: breakpoint coverage of libjvm's walker (1; src/walker_cov.h) */
+    int walker_feedback;      /* ASGF_WALKER_FEEDBACK: newly reached walker blocks are fuzzer features (1) */
     int mode_override;        /* not from env: -1, or a MODE_* every case runs in (replay --mode) */
 };
 

@@ -16,9 +16,13 @@
 #include "casefix.h"
 #include "feedback.h"
 #include "harness.h"
+#include "walker_cov.h"
 
-/* libFuzzer clears this section before every input and reads it after. */
+/* libFuzzer clears this section before every input and reads it after:
+ * the outcome features, then the walker blocks first reached while the
+ * input ran (src/walker_cov.h), one byte each (modulo the array). */
 __attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t extra_counters[FEEDBACK_SLOTS];
+__attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t walker_counters[WALKER_SLOTS];
 
 static void print_stats(void) { harness_stats(2); }
 
@@ -57,6 +61,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint16_t idx[FEEDBACK_MAX_FEATURES];
         int n = feedback_features(&r.prog, &r.out, r.target_rc, idx);
         for (int i = 0; i < n; i++) extra_counters[idx[i]] = 1;
+    }
+    if (harness_cfg()->walker_feedback) {
+        uint32_t blocks[256];
+        int n;
+        while ((n = wcov_take_new(blocks, 256)) > 0)
+            for (int i = 0; i < n; i++) walker_counters[blocks[i] % WALKER_SLOTS] = 1;
     }
     if (rc == HARNESS_FAULT) harness_fault(&r);
     return 0;

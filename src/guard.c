@@ -165,6 +165,9 @@ static int install_one(int sig)
     if (mode == GUARD_CHAINED) sigfillset(&sa.sa_mask);
     sigdelset(&sa.sa_mask, SIGSEGV);
     sigdelset(&sa.sa_mask, SIGBUS);
+    /* libjvm code run from here may meet a walker-coverage breakpoint: a
+     * blocked SIGTRAP would kill the process (walker_cov.h). */
+    sigdelset(&sa.sa_mask, SIGTRAP);
     sa.sa_flags = SA_SIGINFO | SA_RESTART | (old.sa_flags & SA_ONSTACK);
     if (sigaction(sig, &sa, NULL)) return -1;
     if (mode == GUARD_PRIMARY) replaced[sig] = old;

@@ -1,0 +1,43 @@
+/*
+ * Walker coverage: which basic blocks of libjvm's stack-walking code a run
+ * has reached, without rebuilding the VM. The walker's functions are found
+ * in libjvm's symbol table (or its -dbg file, by build-id) by the patterns
+ * of walker_functions.def, their blocks by disassembly (capstone), and
+ * each block's first instruction gets a one-shot int3: the first thread to
+ * reach it traps, the SIGTRAP handler puts the byte back and notes the
+ * block, and the code runs on untouched from then on. Only libjvm's own
+ * text is patched, never the code cache. x86_64 only.
+ */
+#ifndef ASGF_WALKER_COV_H
+#define ASGF_WALKER_COV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Not handler-safe. Once the JVM is up (libjvm mapped): finds the blocks
+ * and arms them. 0, or -1 with why (no symbols, no capstone, not x86_64,
+ * already started). */
+int wcov_start(char *why, size_t len);
+
+struct wcov_counts {
+    unsigned blocks, functions;            /* armed */
+    unsigned blocks_reached, functions_reached;
+};
+/* [handler-safe] */
+void wcov_counts(struct wcov_counts *out);
+
+/* [handler-safe] The blocks first reached since the last call, by index
+ * (0 .. blocks-1), for fuzzer feedback; at most max; returns how many. One
+ * consumer only. */
+int wcov_take_new(uint32_t *idx, int max);
+
+/* Not handler-safe. Writes the reached blocks, one a line: libjvm offset,
+ * then the function ("0x9a1b2c frame::sender"), after a header line naming
+ * the module and the totals. 0 or -1. */
+int wcov_write(const char *path);
+
+/* The line every harness ends with: "walker coverage: N of M blocks (K of
+ * F functions)", or why there is none. */
+void wcov_summary(char *out, size_t len);
+
+#endif

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Walker coverage (src/walker_cov.h): one-shot breakpoints on the basic blocks
+# of libjvm's stack-walking functions, found in its symbol table. A libFuzzer
+# run arms thousands of blocks and reaches some; AGCT walks report the blocks
+# of AsyncGetCallTrace's own functions; every workload runs under the agent
+# with coverage on without a VM crash or a stray SIGTRAP; a JDK whose libjvm
+# has no symbols says so and runs without it.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+if [ ! -f /usr/include/capstone/capstone.h ]; then
+  skip "walker coverage" "built without capstone (apt-get install libcapstone-dev)"; tap_done; exit
+fi
+cov_line() { grep -o 'walker coverage: [0-9]* of [0-9]* blocks ([0-9]* of [0-9]* functions)' "$1" | tail -1; }
+
+# libFuzzer on the build's JDK.
+timeout 300 fuzz/run-libfuzzer --duration 15s --keep-going --out "$d/lf" > "$d/lf.log" 2>&1
+line=$(cov_line "$d/lf.log")
+read -r n m <<<"$(echo "$line" | sed 's/walker coverage: \([0-9]*\) of \([0-9]*\) blocks.*/\1 \2/')"
+[ "${m:-0}" -ge 2000 ] && [ "${n:-0}" -gt 0 ]
+ok $? "libFuzzer 15 s: ${line:-no walker coverage line} (at least 2000 blocks armed, some reached)"
+# The blocks of the functions AGCT itself runs are among those reached.
+f=$d/lf/records/walker-coverage.txt
+grep -q ' AsyncGetCallTrace$' "$f" && grep -q ' forte_fill_call_trace_given_top$' "$f"
+ok $? "AGCT walks report the blocks of AsyncGetCallTrace and forte_fill_call_trace_given_top ($(grep -c ' AsyncGetCallTrace$' "$f" 2>/dev/null) and $(grep -c ' forte_fill_call_trace_given_top$' "$f" 2>/dev/null) blocks)"
+
+# Every workload under the agent, coverage on, registers mutated: faults are
+# caught as always, and no breakpoint escapes (a SIGTRAP nobody takes kills
+# the VM with "Trace/breakpoint trap").
+scen=$(java -cp "$BUILD/stress/classes" asgstfuzz.stress.Main --list 2>/dev/null | awk '{print $1}' | grep -v '^redefine$' | paste -sd, -)
+run_stress "$d/all" "walker_cov=1,mutate=near,interval=100us" "$scen" 20 1
+rc=$?
+reached=$(json_field "$d/all/summary.json" walker_blocks_reached)
+[ $rc -le 1 ] && ! ls "$d"/all/hs_err* > /dev/null 2>&1 && ! grep -qi 'breakpoint trap' "$d/all/log" && [ "$reached" -gt 0 ]
+ok $? "every workload at once under the agent with walker_cov=1: exit $rc, no hs_err, no stray SIGTRAP, $reached blocks reached"
+
+# Temurin's libjvm carries its own .symtab.
+t=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1)
+if [ -z "$t" ]; then
+  skip "Temurin 25: walker coverage from its .symtab" "no Temurin 25 installed"
+else
+  JAVA_HOME=$t timeout 300 fuzz/run-libfuzzer --duration 10s --keep-going --out "$d/t25" > "$d/t25.log" 2>&1
+  line=$(cov_line "$d/t25.log")
+  m=$(echo "$line" | sed -n 's/walker coverage: [0-9]* of \([0-9]*\) blocks.*/\1/p')
+  [ "${m:-0}" -ge 2000 ]; ok $? "Temurin 25: ${line:-no walker coverage line}"
+fi
+
+# A libjvm without symbols: a copy of the JDK with its libjvm stripped.
+mkdir -p "$d/nosym"
+cp -as "$(readlink -f "$JAVA_HOME")/." "$d/nosym/" 2>/dev/null   # a tree of links, one file replaced
+rm -f "$d/nosym/lib/server/libjvm.so" && strip -o "$d/nosym/lib/server/libjvm.so" "$(readlink -f "$JAVA_HOME/lib/server/libjvm.so")" &&
+  objcopy --remove-section .gnu_debuglink --remove-section .note.gnu.build-id "$d/nosym/lib/server/libjvm.so"
+JAVA_HOME=$d/nosym timeout 300 fuzz/run-libfuzzer --duration 5s --keep-going --out "$d/ns" > "$d/ns.log" 2>&1
+rc=$?
+grep -q 'walker coverage: .*has no symbol table' "$d/ns.log" && grep -q 'stat::number_of_executed_units' "$d/ns.log"
+ok $? "a libjvm without symbols: said so, and the run went on without walker coverage (exit $rc: $(grep -m1 -o 'walker coverage: [^;]*' "$d/ns.log" | cut -c1-100))"
+tap_done
