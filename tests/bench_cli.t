@@ -19,4 +19,8 @@ fuzz/bench --at 60,soon > "$d/at.log" 2>&1
 rc=$?
 [ $rc -eq 2 ] && grep -q -- "--at wants seconds" "$d/at.log"
 ok $? "fuzz/bench: a malformed --at is refused (exit $rc)"
+fuzz/bench-walker --time soon > "$d/bw.log" 2>&1
+rc=$?
+[ $rc -eq 2 ] && grep -q -- "--time wants a whole number" "$d/bw.log"
+ok $? "fuzz/bench-walker: a malformed --time is refused (exit $rc)"
 tap_done

@@ -34,6 +34,18 @@ reached=$(json_field "$d/all/summary.json" walker_blocks_reached)
 [ $rc -le 1 ] && ! ls "$d"/all/hs_err* > /dev/null 2>&1 && ! grep -qi 'breakpoint trap' "$d/all/log" && [ "$reached" -gt 0 ]
 ok $? "every workload at once under the agent with walker_cov=1: exit $rc, no hs_err, no stray SIGTRAP, $reached blocks reached"
 
+# A campaign's report sums its jobs' files (ci/cilib/walker.py): the union of
+# the fuzzer's and the agent's blocks on one libjvm is at least either, and
+# at most both.
+mkdir -p "$d/u/a" "$d/u/b"
+cp "$f" "$d/u/a/" 2>/dev/null; cp "$(find "$d/all" -name walker-coverage.txt | head -1)" "$d/u/b/" 2>/dev/null
+na=$(($(wc -l < "$d/u/a/walker-coverage.txt") - 1)) nb=$(($(wc -l < "$d/u/b/walker-coverage.txt") - 1))
+both=$(cat "$d"/u/*/walker-coverage.txt | grep -v '^#' | cut -d' ' -f1 | sort -u | wc -l)
+u=$(cd ci && python3 -c 'import sys; from cilib import walker; print(walker.line(walker.union(sys.argv[1])))' "$d/u")
+n=$(echo "$u" | sed -n 's/walker coverage: \([0-9]*\) of.*/\1/p')
+[ "${n:-0}" = "$both" ] && [ "$n" -ge "$na" ] && [ "$n" -ge "$nb" ] && echo "$u" | grep -q 'union of 2 jobs'
+ok $? "campaign report: $u (fuzzer $na, agent $nb, distinct $both)"
+
 # Temurin's libjvm carries its own .symtab.
 t=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1)
 if [ -z "$t" ]; then

@@ -4,7 +4,7 @@ the build it is based on, not how a build compares with a list."""
 import os
 import random
 
-from . import junit, report
+from . import junit, report, walker
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
 from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json
@@ -98,6 +98,8 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
         label, len(new), len(gone), len(shared),
         ' - %s side campaign exit %s' % (not_run[0], codes.get(not_run[0], '?')) if not_run and not new else '',
         os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
+    cov = walker_line({side: walker.union(os.path.join(out, side, 'results')) for side in SIDES})
+    print('premerge: %s' % cov)
     row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3]}
     report.write_sides(out, {
         'state': {EXIT_OK: 'pass', EXIT_NEW: 'fail', EXIT_NOT_RUN: 'untested'}[code],
@@ -111,15 +113,25 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
                   'base_report': os.path.join('base', 'report.html'),
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
-    write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, gone, shared, out))
+    write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, gone, shared, out, cov))
     return code
 
 
-def summary(label, code, homes, budget, seed, new, gone, shared, out):
+def walker_line(cov):
+    """Blocks reached on each side. The two libjvms are different builds, so their blocks are
+    compared by count, not by offset."""
+    side = lambda c: '%d of %d blocks (%d of %d functions)' % (
+        c['reached'], c['blocks'], c['functions_reached'], c['functions']) if c else 'none recorded'
+    return 'walker coverage: base %s, patched %s' % (side(cov['base']), side(cov['patched']))
+
+
+def summary(label, code, homes, budget, seed, new, gone, shared, out, cov=''):
     lines = ['# Pre-merge check, base vs patched: %s (exit %d)' % (label, code), '',
              'Base `%s`, patched `%s`: the same campaign (seed %d, %s each). '
              '%d new, %d gone, %d shared.' % (homes['base'], homes['patched'], seed, hms(budget),
                                               len(new), len(gone), len(shared)), '']
+    if cov:
+        lines += [cov[0].upper() + cov[1:] + '.', '']
     for name, rows, what in (('New', new, 'only on the patched build'),
                              ('Gone', gone, 'only on the base build'),
                              ('Shared', shared, 'on both builds, or known')):

@@ -8,7 +8,7 @@ import shlex
 import time
 
 from .util import hms, iso, read_json, si, write_json, write_text
-from . import scan, yields
+from . import scan, walker, yields
 
 VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
                    ('hung', '#8a4fbf'), ('not-run', '#999999'), ('interrupted', '#cccccc'))
@@ -176,6 +176,7 @@ def build(out, cfg, state, specs, jobs, java_version=''):
         'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
         'yield': yields.table(out, specs, jobs, (triage or {}).get('buckets', [])),
         'triage': triage, 'warnings': state.get('warnings', []),
+        'walker': walker.union(os.path.join(out, 'results')),
     }
 
 
@@ -313,6 +314,7 @@ def markdown(doc):
     lines += ['## Yield by group', '', 'Buckets credited to the group that met them first, per CPU-minute '
               '(ci/cilib/yields.py); VM buckets fault in libjvm.', '']
     lines += yields.markdown(doc.get('yield') or [])
+    lines += ['', '## Walker coverage', ''] + walker.markdown(doc.get('walker'))
     lines += ['', '## Job outcomes', '', '| job | host | CPUs | outcome | attempts | secs | execs | execs/s |',
               '|---|---|---|---|---|---|---|---|']
     for j in doc['jobs']:
@@ -489,6 +491,7 @@ def html_page(doc):
                     _e(_counts(r['verdicts'])), si(r['execs'])))
     p.append('</tbody></table>')
     p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
+    p.append('<h2>Walker coverage</h2><p id="walker-coverage">%s</p>' % _e(walker.line(doc.get('walker'))))
     p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
              '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
              '</thead><tbody>')

@@ -1,0 +1,62 @@
+"""Walker coverage of a campaign: the union of its jobs' walker-coverage.txt files.
+
+Each fuzzer job (ASGF_WALKER_COV, on by default) and each stress job (agent option
+walker_cov=1, which ci/job sets) writes the libjvm blocks it reached, by module offset, with
+a header giving the totals armed (docs/walker-coverage.md). Jobs of one campaign run one
+libjvm, so offsets from different jobs name the same blocks and the union is a set union.
+"""
+import os
+import re
+
+HEADER = re.compile(r'^# walker coverage of (\S+): \d+ of (\d+) blocks, \d+ of (\d+) functions')
+
+
+def union(tree, offsets=False):
+    """{'module', 'blocks', 'functions', 'reached', 'by_function': {name: n}, 'files'}, with
+    'offsets' (the reached blocks) if asked; None if no job wrote the file."""
+    reached, by_fn, files = {}, {}, 0
+    module, blocks, functions = '', 0, 0
+    for root, _dirs, names in os.walk(tree):
+        if 'walker-coverage.txt' not in names:
+            continue
+        path = os.path.join(root, 'walker-coverage.txt')
+        try:
+            with open(path, encoding='utf-8', errors='replace') as f:
+                lines = f.read().splitlines()
+        except OSError:
+            continue
+        m = HEADER.match(lines[0]) if lines else None
+        if not m:
+            continue
+        files += 1
+        module = module or m.group(1)
+        blocks, functions = max(blocks, int(m.group(2))), max(functions, int(m.group(3)))
+        for line in lines[1:]:
+            off, _, fn = line.partition(' ')
+            if off.startswith('0x') and off not in reached:
+                reached[off] = fn
+    if not files:
+        return None
+    for fn in reached.values():
+        by_fn[fn] = by_fn.get(fn, 0) + 1
+    return {'module': module, 'blocks': blocks, 'functions': functions, 'reached': len(reached),
+            'functions_reached': len(by_fn), 'by_function': by_fn, 'files': files,
+            **({'offsets': sorted(reached)} if offsets else {})}
+
+
+def line(cov):
+    """One line for a report: 'walker coverage: N of M blocks (K of F functions), J jobs'."""
+    if not cov:
+        return 'walker coverage: none recorded (no job wrote walker-coverage.txt)'
+    return 'walker coverage: %d of %d blocks (%d of %d functions), union of %d jobs' % (
+        cov['reached'], cov['blocks'], cov['functions_reached'], cov['functions'], cov['files'])
+
+
+def markdown(cov, top=15):
+    """The report's section: the line, then the functions with the most blocks reached."""
+    out = [line(cov), '']
+    if cov and cov['by_function']:
+        out += ['| function | blocks reached |', '|---|---|']
+        for fn, n in sorted(cov['by_function'].items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
+            out.append('| `%s` | %d |' % (fn, n))
+    return out
