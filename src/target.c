@@ -1,5 +1,6 @@
 /* Cases on another thread's context (see target.h). */
 #include <pthread.h>
+#include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -111,18 +112,24 @@ static void adapt(struct waiter *self, long long budget, long long waited)
     }
 }
 
+#define NO_SINCE LONG_MIN /* a wake count is an int: never this */
+
 /* [handler-safe] Waits as side `self` while *watch equals `v`, until
  * deadline (CLOCK_MONOTONIC ns); 1 if it changed. `peer`: the other side,
- * whose sleeping makes spinning pointless. */
+ * whose sleeping makes spinning pointless. `since`: this side's wake count
+ * as it was before *watch was read, or NO_SINCE; a wake after it ends the wait
+ * too, so a word that moved away and back (HELD, BUSY, HELD: a thread-mode
+ * walk done while we slept) is not slept through. */
 static int wait_while(struct waiter *self, const struct waiter *peer, const _Atomic unsigned long long *watch,
-                      unsigned long long v, _Atomic int *also, long long deadline)
+                      unsigned long long v, _Atomic int *also, long long deadline, long since)
 {
     long long budget = atomic_load_explicit(&self->budget, memory_order_relaxed);
     long long now = sigsafe_now_ns(), spin_end = now + budget;
     int spun = 0;
     while (now < spin_end && !atomic_load(&peer->sleeps)) {
         spun = 1;
-        if (atomic_load(watch) != v || (also && !atomic_load(also))) {
+        if (atomic_load(watch) != v || (also && !atomic_load(also)) ||
+            (since != NO_SINCE && atomic_load(&self->word) != since)) {
             long long more = budget + budget / 2 + 500;
             atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
             return 1;
@@ -133,7 +140,7 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
     long long slept_from = now;
     for (;;) {
         int seen = atomic_load(&self->word);
-        if (atomic_load(watch) != v || (also && !atomic_load(also))) {
+        if (atomic_load(watch) != v || (also && !atomic_load(also)) || (since != NO_SINCE && seen != since)) {
             if (spun) adapt(self, budget, sigsafe_now_ns() - slept_from);
             return 1;
         }
@@ -154,7 +161,7 @@ static void wake_caller(void) { wake(&caller_w); }
  * before the deadline. */
 static int wait_change(unsigned long long w, long long deadline)
 {
-    return wait_while(&caller_w, &target_w, &req.word, w, NULL, deadline);
+    return wait_while(&caller_w, &target_w, &req.word, w, NULL, deadline, NO_SINCE);
 }
 
 /* Caller side: a swap of the request word that the held target waits for. */
@@ -203,6 +210,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
                  long long hard, int walk_pending)
 {
     for (;;) {
+        long since = atomic_load(&target_w.word); /* before the word: see wait_while */
         unsigned long long w = atomic_load(&req.word);
         if (w == word(gen, HELD)) {
             long long now = sigsafe_now_ns();
@@ -229,7 +237,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
         }
         /* Nothing to do until the caller moves the word, or our own limit. */
         long long until = w == word(gen, BUSY) ? hard : walk_pending ? hard : leave_at < hard ? leave_at : hard;
-        wait_while(&target_w, &caller_w, &req.word, w, NULL, until);
+        wait_while(&target_w, &caller_w, &req.word, w, NULL, until, since);
     }
     atomic_store(&holding, 0);
     wake_caller(); /* wait_left() */
@@ -312,7 +320,7 @@ static void wait_left(void)
     static const _Atomic unsigned long long never = 0;
     long long deadline = sigsafe_now_ns() + 20000000LL;
     while (atomic_load(&holding) && sigsafe_now_ns() < deadline)
-        wait_while(&caller_w, &target_w, &never, 0, &holding, deadline);
+        wait_while(&caller_w, &target_w, &never, 0, &holding, deadline, NO_SINCE);
 }
 
 /* Ends the caller's batch: releases the target if it still holds (a
