@@ -24,9 +24,11 @@ LIBJVM_DIR := $(JAVA_HOME)/lib/server
 CORE_SRC := $(filter-out src/arch_%.c,$(wildcard src/*.c)) src/arch_$(ARCH).c
 CORE_OBJ := $(CORE_SRC:src/%.c=$(BUILD)/core/%.o)
 CORE_LIB := $(BUILD)/libasgf.a
-# Walker coverage disassembles with capstone when its header is there
-# (src/walker_cov.c); looked up when a recipe runs, after make deps.
-CAPSTONE_LIBS = $(if $(wildcard /usr/include/capstone/capstone.h),-lcapstone)
+# Walker coverage disassembles with capstone when its header is there, and
+# opens the library at run time (src/walker_cov.c): a copy beside the agent
+# serves JDKs run in another distribution's root. Looked up when a recipe
+# runs, after make deps.
+CAPSTONE_SO = $(if $(wildcard /usr/include/capstone/capstone.h),$(firstword $(wildcard /usr/lib/*/libcapstone.so.[0-9])))
 
 .PHONY: all core test bench clean deps check-java
 all: core $(BUILD)/bin/casetool agent tests-build stress $(if $(wildcard fuzz/fuzz.mk),fuzz-build)

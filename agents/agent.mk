@@ -9,7 +9,8 @@ $(BUILD)/gen/oracle_rules.inc: agents/oracle-rules.txt
 
 $(AGENT_LIB): $(AGENT_SRC) $(wildcard agents/*.h) $(BUILD)/gen/oracle_rules.inc $(CORE_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CORE_CFLAGS) -Iagents -I$(BUILD)/gen -shared $(AGENT_SRC) $(CORE_LIB) $(CAPSTONE_LIBS) -ldl -lpthread -o $@
+	$(CC) $(CORE_CFLAGS) -Iagents -I$(BUILD)/gen -shared $(AGENT_SRC) $(CORE_LIB) -ldl -lpthread -o $@
+	$(if $(CAPSTONE_SO),cp -L $(CAPSTONE_SO) $(dir $@))
 
 .PHONY: agent
 agent: $(AGENT_LIB)

@@ -20,7 +20,7 @@ FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -fno-omit-frame-pointer -O2 -g $(WARN) $(J
 FUZZ_LIBJVM := $(JAVA_HOME)/lib/server
 # RUNPATH (not RPATH): the build's JDK by default, LD_LIBRARY_PATH (set by
 # the wrappers from $JAVA_HOME) can point the binaries at another one.
-FUZZ_LIBS = -L$(FUZZ_LIBJVM) -Wl,--enable-new-dtags,-rpath,$(FUZZ_LIBJVM) -ljvm $(CAPSTONE_LIBS) -ldl -lpthread
+FUZZ_LIBS = -L$(FUZZ_LIBJVM) -Wl,--enable-new-dtags,-rpath,$(FUZZ_LIBJVM) -ljvm -ldl -lpthread
 
 FUZZ_CORE_SRC := $(filter-out src/arch_%.c,$(wildcard src/*.c)) src/arch_$(ARCH).c
 FUZZ_HARNESS_SRC := fuzz/harness.c fuzz/feedback.c fuzz/casefix.c

@@ -1,4 +1,5 @@
 /* Walker coverage by one-shot breakpoints in libjvm (see walker_cov.h). */
+#include <dlfcn.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -54,6 +55,44 @@ static uint8_t *block_orig;         /* the bytes the int3s replaced */
 static _Atomic uint8_t *fn_hit;
 static struct sigaction previous;
 static _Atomic int started;
+
+/* capstone, opened at run time by the soname it was built against: a JDK
+ * run in another distribution's root (ci/install-jdk) may lack it, and the
+ * agent must still load there. The build copies the library next to the
+ * agent (build/lib), which a root sees at the same path. */
+static struct {
+    cs_err (*open)(cs_arch, cs_mode, csh *);
+    cs_err (*option)(csh, cs_opt_type, size_t);
+    size_t (*disasm)(csh, const uint8_t *, size_t, uint64_t, size_t, cs_insn **);
+    void (*free)(cs_insn *, size_t);
+    cs_err (*close)(csh *);
+} cs;
+
+static int load_capstone(char *why, size_t len)
+{
+    char soname[32], path[PATH_MAX];
+    snprintf(soname, sizeof soname, "libcapstone.so.%d", CS_API_MAJOR);
+    void *h = dlopen(soname, RTLD_NOW | RTLD_LOCAL);
+    Dl_info self;
+    if (!h && dladdr((void *)load_capstone, &self) && self.dli_fname) {
+        const char *slash = strrchr(self.dli_fname, '/');
+        int dir = slash ? (int)(slash - self.dli_fname) : 0;
+        const char *tries[] = {"%.*s/%s", "%.*s/../lib/%s"};
+        for (unsigned i = 0; !h && slash && i < 2; i++) {
+            snprintf(path, sizeof path, tries[i], dir, self.dli_fname, soname);
+            h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+        }
+    }
+    if (!h) return snprintf(why, len, "walker coverage: %s cannot be loaded here: off", soname), -1;
+    *(void **)&cs.open = dlsym(h, "cs_open");
+    *(void **)&cs.option = dlsym(h, "cs_option");
+    *(void **)&cs.disasm = dlsym(h, "cs_disasm");
+    *(void **)&cs.free = dlsym(h, "cs_free");
+    *(void **)&cs.close = dlsym(h, "cs_close");
+    if (!cs.open || !cs.option || !cs.disasm || !cs.free || !cs.close)
+        return snprintf(why, len, "walker coverage: %s lacks the functions we use: off", soname), -1;
+    return 0;
+}
 
 /* A mangled C++ name as Class::method (its nested names only), or the name
  * itself when it is not mangled. 0 if it cannot be read. */
@@ -222,13 +261,13 @@ static int cmp_pc(const void *a, const void *b)
 
 /* The leaders of one function's blocks: its start, every target of a
  * branch inside it, every instruction after a branch or a return. */
-static void add_blocks(csh cs, uintptr_t start, size_t size, int fn)
+static void add_blocks(csh handle, uintptr_t start, size_t size, int fn)
 {
     static uintptr_t leaders[1 << 14];
     size_t nl = 0;
     leaders[nl++] = start;
     cs_insn *insn;
-    size_t n = cs_disasm(cs, (const uint8_t *)start, size, start, 0, &insn);
+    size_t n = cs.disasm(handle, (const uint8_t *)start, size, start, 0, &insn);
     for (size_t k = 0; k < n && nl + 2 < sizeof leaders / sizeof leaders[0]; k++) {
         cs_detail *d = insn[k].detail;
         int jump = 0, ret = 0;
@@ -253,7 +292,7 @@ static void add_blocks(csh cs, uintptr_t start, size_t size, int fn)
         block_fn[nblocks] = (uint32_t)fn;
         nblocks++;
     }
-    if (n) cs_free(insn, n);
+    if (n) cs.free(insn, n);
 }
 
 struct pair {
@@ -331,9 +370,13 @@ int wcov_start(char *why, size_t len)
     fn_hit = calloc(MAX_FUNCS, 1);
     if (!block_pc || !block_orig || !block_fn || !block_hit || !order || !fn_name || !fn_hit)
         return snprintf(why, len, "walker coverage: out of memory"), -1;
-    csh cs;
-    if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) return snprintf(why, len, "walker coverage: capstone"), -1;
-    cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+    if (load_capstone(why, len)) {
+        snprintf(not_armed, sizeof not_armed, "%s", why);
+        return -1;
+    }
+    csh handle;
+    if (cs.open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK) return snprintf(why, len, "walker coverage: capstone"), -1;
+    cs.option(handle, CS_OPT_DETAIL, CS_OPT_ON);
     const Elf64_Shdr *symtab = section(&sym_file, SHT_SYMTAB, NULL);
     const Elf64_Ehdr *h = (const void *)sym_file.data;
     const Elf64_Shdr *sh = (const void *)(sym_file.data + h->e_shoff);
@@ -350,9 +393,9 @@ int wcov_start(char *why, size_t len)
         if (!demangle_nested(mangled, name, sizeof name) || !is_walker(name)) continue;
         int fn = add_function(name);
         if (fn < 0) break;
-        add_blocks(cs, jvm_base + s->st_value, s->st_size, fn);
+        add_blocks(handle, jvm_base + s->st_value, s->st_size, fn);
     }
-    cs_close(&cs);
+    cs.close(&handle);
     sort_blocks();
     if (!nblocks) return snprintf(why, len, "walker coverage: no walker function found in %s", jvm_path), -1;
     /* The handler first, then the breakpoints. */
