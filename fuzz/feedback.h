@@ -27,11 +27,14 @@
 #include "exec.h"
 
 #define FEEDBACK_SLOTS 2000
-/* Counters for walker blocks first reached (src/walker_cov.h), block index
- * modulo this. libFuzzer clears and scans every extra counter on every
- * input, so the array is sized to the walkers we arm (10-11k blocks on 17
- * and 25), not to the largest possible. */
-#define WALKER_SLOTS 16384
+/* Counters for walker blocks first reached (src/walker_cov.h). libFuzzer
+ * clears and scans every extra counter on every input: 16 KB of them cost
+ * 40 % of the execs/s of a job alone here (docs/figures.md), so the blocks
+ * share 1 KB. libFuzzer tells eight ranges of a counter's value apart (1,
+ * 2, 3, 4-7, 8-15, 16-31, 32-127, 128+), so a block is a slot and one of
+ * eight values: 8,192 distinct features, more than the 10-11k blocks armed
+ * on 17 and 25 reach. */
+#define WALKER_SLOTS 1024
 #define FEEDBACK_MAX_FEATURES 64
 
 /* Outcome class of a run:

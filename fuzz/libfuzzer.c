@@ -20,7 +20,7 @@
 
 /* libFuzzer clears this section before every input and reads it after:
  * the outcome features, then the walker blocks first reached while the
- * input ran (src/walker_cov.h), one byte each (modulo the array). */
+ * input ran (src/walker_cov.h), a slot and a value each (feedback.h). */
 __attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t extra_counters[FEEDBACK_SLOTS];
 __attribute__((section("__libfuzzer_extra_counters"), used)) static uint8_t walker_counters[WALKER_SLOTS];
 
@@ -66,7 +66,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         uint32_t blocks[256];
         int n;
         while ((n = wcov_take_new(blocks, 256)) > 0)
-            for (int i = 0; i < n; i++) walker_counters[blocks[i] % WALKER_SLOTS] = 1;
+            for (int i = 0; i < n; i++) {
+                static const uint8_t value_range[8] = {1, 2, 3, 4, 8, 16, 32, 128};
+                walker_counters[blocks[i] % WALKER_SLOTS] = value_range[blocks[i] / WALKER_SLOTS % 8];
+            }
     }
     if (rc == HARNESS_FAULT) harness_fault(&r);
     return 0;
