@@ -45,6 +45,10 @@ u=$(cd ci && python3 -c 'import sys; from cilib import walker; print(walker.line
 n=$(echo "$u" | sed -n 's/walker coverage: \([0-9]*\) of.*/\1/p')
 [ "${n:-0}" = "$both" ] && [ "$n" -ge "$na" ] && [ "$n" -ge "$nb" ] && echo "$u" | grep -q 'union of 2 jobs'
 ok $? "campaign report: $u (fuzzer $na, agent $nb, distinct $both)"
+# ... and names source lines through the -dbg line tables (Debian's JDK has them).
+src=$(cd ci && python3 -c 'import sys; from cilib import walker; s = walker.summary(sys.argv[1])["source_lines"]; print(len(s.get("forte.cpp", [])), len(s))' "$d/u")
+read -r nforte nfiles <<<"$src"
+[ "${nforte:-0}" -gt 0 ]; ok $? "campaign report: reached lines of forte.cpp from the line tables ($nforte lines; $nfiles source files)"
 
 # Temurin's libjvm carries its own .symtab.
 t=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1)

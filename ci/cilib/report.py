@@ -176,7 +176,7 @@ def build(out, cfg, state, specs, jobs, java_version=''):
         'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
         'yield': yields.table(out, specs, jobs, (triage or {}).get('buckets', [])),
         'triage': triage, 'warnings': state.get('warnings', []),
-        'walker': walker.union(os.path.join(out, 'results')),
+        'walker': walker.summary(os.path.join(out, 'results'), lines=state.get('status') != 'interrupted'),
     }
 
 
@@ -492,6 +492,14 @@ def html_page(doc):
     p.append('</tbody></table>')
     p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
     p.append('<h2>Walker coverage</h2><p id="walker-coverage">%s</p>' % _e(walker.line(doc.get('walker'))))
+    src = (doc.get('walker') or {}).get('source_lines') or {}
+    if src:
+        p.append('<table id="walker-lines"><thead><tr><th>source file</th><th>lines</th><th>lines reached</th></tr>'
+                 '</thead><tbody>')
+        for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0])):
+            p.append('<tr><td><code>%s</code></td><td class="num">%d</td><td>%s</td></tr>'
+                     % (_e(f), len(lines), _e(walker.ranges(lines))))
+        p.append('</tbody></table>')
     p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
              '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
              '</thead><tbody>')

@@ -7,6 +7,7 @@ libjvm, so offsets from different jobs name the same blocks and the union is a s
 """
 import os
 import re
+import subprocess
 
 HEADER = re.compile(r'^# walker coverage of (\S+): \d+ of (\d+) blocks, \d+ of (\d+) functions')
 
@@ -53,10 +54,66 @@ def line(cov):
 
 
 def markdown(cov, top=15):
-    """The report's section: the line, then the functions with the most blocks reached."""
+    """The report's section: the line, the functions with the most blocks reached, and the
+    source files with the most lines reached."""
     out = [line(cov), '']
     if cov and cov['by_function']:
         out += ['| function | blocks reached |', '|---|---|']
         for fn, n in sorted(cov['by_function'].items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
             out.append('| `%s` | %d |' % (fn, n))
+    src = (cov or {}).get('source_lines') or {}
+    if src:
+        out += ['', '| source file | lines reached (first lines of reached blocks) |', '|---|---|']
+        for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
+            out.append('| `%s` | %d |' % (f, len(lines)))
+    elif cov:
+        out += ['', 'No source lines: the module has no line tables here (install its -dbg package).']
     return out
+
+
+def source_lines(cov, timeout=120):
+    """{source file (base name): sorted line numbers reached}, from the reached blocks' offsets
+    through addr2line and the module's line tables (its -dbg file by build-id, where the
+    distribution ships one); {} where there are none, no addr2line, or the module is not on
+    this machine (a JDK run in a root: its path is the root's)."""
+    offsets, module = (cov or {}).get('offsets') or [], (cov or {}).get('module')
+    if not offsets or not module or not os.path.isfile(module):
+        return {}
+    try:
+        res = subprocess.run(['addr2line', '-e', module], input='\n'.join(offsets) + '\n', capture_output=True,
+                             text=True, timeout=timeout)
+    except (OSError, subprocess.SubprocessError):
+        return {}
+    files = {}
+    for out in res.stdout.splitlines():
+        path, _, rest = out.partition(':')
+        line = rest.split(' ', 1)[0]
+        if path and path != '??' and line.isdigit() and line != '0':
+            files.setdefault(os.path.basename(path), set()).add(int(line))
+    return {f: sorted(v) for f, v in files.items()}
+
+
+def ranges(lines):
+    """[3, 4, 5, 9] -> '3-5, 9'."""
+    out, start, prev = [], None, None
+    for n in lines:
+        if start is None:
+            start = prev = n
+        elif n == prev + 1:
+            prev = n
+        else:
+            out.append(str(start) if start == prev else '%d-%d' % (start, prev))
+            start = prev = n
+    if start is not None:
+        out.append(str(start) if start == prev else '%d-%d' % (start, prev))
+    return ', '.join(out)
+
+
+def summary(tree, lines=True):
+    """What a report keeps: union() without the offsets, plus 'source_lines' when line tables
+    exist and `lines` (addr2line takes seconds: not while a signal waits for the tool to end)."""
+    cov = union(tree, offsets=True)
+    if cov:
+        cov['source_lines'] = source_lines(cov) if lines else {}
+        cov.pop('offsets')
+    return cov
