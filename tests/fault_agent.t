@@ -47,6 +47,17 @@ ok $? "the in-flight file's ENOSPC is said ($(grep -m1 'in-flight' "$d/b/log"))"
 [ "$(grep -c 'no space left on device writing crash records' "$d/b/log")" = 1 ]; ok $? "the records' ENOSPC is said once"
 [ -z "$(ls "$d/b/rec"/record-*.txt "$d/b/rec"/inflight-* 2>/dev/null)" ]; ok $? "no empty record or in-flight file"
 
+# 2b. The same through stress/run: its verdict line, the one a user reads,
+#     says that records were lost (not only summary.json).
+mkdir -p "$d/s"
+ASGF_ENOSPC_DIR="$d/s" ASGF_ENOSPC_AFTER=8000 ASGF_ENOSPC_SPARE=summary.json LD_PRELOAD=$SHIM timeout 120 \
+  stress/run --out "$d/s" --scenario spin --threads 2 --time 3s --agent test_plant=0x10,records_per_key=1000 \
+  >"$d/s.out" 2>&1
+rc=$?
+last=$(grep '^stress: ' "$d/s.out" | tail -1)
+[ $rc = 1 ] && echo "$last" | grep -q 'records-lost=no-space-left-on-device'
+ok $? "stress/run on a disk that fills: exit $rc, its last line says records were lost (${last:0:60}... ${last##* })"
+
 # 3. Triage the records of run 1; a case file emptied by a full disk is
 #    repaired by the next run.
 crash-triage/triage --out "$d/t" --no-symbolize -q "$d/a/rec" >/dev/null 2>&1; ok $? "triage of the records"
