@@ -30,3 +30,8 @@ seconds() {
   local n=${BASH_REMATCH[1]}
   case ${BASH_REMATCH[2]} in h) echo $((n * 3600)) ;; m) echo $((n * 60)) ;; *) echo "$n" ;; esac
 }
+# For the benchmarks (fuzz/bench, fuzz/bench-walker):
+# lf_rate LOG: libFuzzer's "Done N runs in S second(s)" as N/S.
+lf_rate() { sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$1" | awk '$2 > 0 { printf "%d", $1 / $2 }'; }
+# median: of the numbers on stdin, "none" for none.
+median() { sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "none"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
