@@ -110,12 +110,8 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     char path[600];
     if (agent_cfg.walker_cov) {
         char cov[300];
-        wcov_summary(cov, sizeof cov);
+        if (wcov_finish(agent_cfg.out, cov, sizeof cov)) fail("walker-coverage.txt", "cannot write");
         fprintf(stderr, "asgf: %s\n", cov);
-        snprintf(path, sizeof path, "%s/walker-coverage.txt", agent_cfg.out);
-        struct wcov_counts wc;
-        wcov_counts(&wc);
-        if (wc.blocks && wcov_write(path)) fail(path, "cannot write");
     }
     if (agent_cfg.verify) queue_verify_report(stderr);
     if (agent_cfg.oracle) {

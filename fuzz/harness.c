@@ -587,13 +587,6 @@ void harness_stats(int fd)
             t.ran, t.signals, t.signals ? (double)t.ran / (double)t.signals : 0.0, h.cfg.batch, h.cfg.hold_us,
             t.from_java, t.ran ? 100.0 * (double)t.from_java / (double)t.ran : 0.0);
     char cov[300];
-    wcov_summary(cov, sizeof cov);
-    dprintf(fd, "asgf: %s\n", cov);
-    if (h.api && h.cfg.walker_cov) {
-        char path[PATH_MAX];
-        snprintf(path, sizeof path, "%s/walker-coverage.txt", h.cfg.out);
-        struct wcov_counts wc;
-        wcov_counts(&wc);
-        if (wc.blocks) wcov_write(path);
-    }
+    int cov_rc = wcov_finish(h.cfg.out, cov, sizeof cov);
+    dprintf(fd, "asgf: %s%s\n", cov, cov_rc ? " (walker-coverage.txt could not be written)" : "");
 }

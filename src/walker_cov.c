@@ -426,7 +426,7 @@ int wcov_take_new(uint32_t *idx, int max)
     return n;
 }
 
-int wcov_write(const char *path)
+static int wcov_write(const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -447,4 +447,13 @@ void wcov_summary(char *out, size_t len)
     else
         snprintf(out, len, "walker coverage: %u of %u blocks (%u of %u functions)", c.blocks_reached, c.blocks,
                  c.functions_reached, c.functions);
+}
+
+int wcov_finish(const char *dir, char *out, size_t len)
+{
+    wcov_summary(out, len);
+    if (!nblocks) return 0;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/walker-coverage.txt", dir);
+    return wcov_write(path);
 }

@@ -31,13 +31,15 @@ void wcov_counts(struct wcov_counts *out);
  * consumer only. */
 int wcov_take_new(uint32_t *idx, int max);
 
-/* Not handler-safe. Writes the reached blocks, one a line: libjvm offset,
- * then the function ("0x9a1b2c frame::sender"), after a header line naming
- * the module and the totals. 0 or -1. */
-int wcov_write(const char *path);
-
 /* The line every harness ends with: "walker coverage: N of M blocks (K of
  * F functions)", or why there is none. */
 void wcov_summary(char *out, size_t len);
+
+/* Not handler-safe. What a harness does at its end: the wcov_summary line
+ * into out, and, when blocks were armed, DIR/walker-coverage.txt: a header
+ * line naming the module and the totals, then the reached blocks, one a
+ * line, libjvm offset and function ("0x9a1b2c frame::sender"). 0, or -1 if
+ * that file could not be written. */
+int wcov_finish(const char *dir, char *out, size_t len);
 
 #endif
