@@ -120,9 +120,7 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
 def walker_line(cov):
     """Blocks reached on each side. The two libjvms are different builds, so their blocks are
     compared by count, not by offset."""
-    side = lambda c: '%d of %d blocks (%d of %d functions)' % (
-        c['reached'], c['blocks'], c['functions_reached'], c['functions']) if c else 'none recorded'
-    return 'walker coverage: base %s, patched %s' % (side(cov['base']), side(cov['patched']))
+    return 'walker coverage: base %s, patched %s' % (walker.counts(cov['base']), walker.counts(cov['patched']))
 
 
 def summary(label, code, homes, budget, seed, new, gone, shared, out, cov=''):

@@ -45,12 +45,19 @@ def union(tree, offsets=False):
             **({'offsets': sorted(reached)} if offsets else {})}
 
 
+def counts(cov):
+    """'N of M blocks (K of F functions)', or 'none recorded'."""
+    if not cov:
+        return 'none recorded'
+    return '%d of %d blocks (%d of %d functions)' % (
+        cov['reached'], cov['blocks'], cov['functions_reached'], cov['functions'])
+
+
 def line(cov):
-    """One line for a report: 'walker coverage: N of M blocks (K of F functions), J jobs'."""
+    """One line for a report: 'walker coverage: N of M blocks (K of F functions), union of J jobs'."""
     if not cov:
         return 'walker coverage: none recorded (no job wrote walker-coverage.txt)'
-    return 'walker coverage: %d of %d blocks (%d of %d functions), union of %d jobs' % (
-        cov['reached'], cov['blocks'], cov['functions_reached'], cov['functions'], cov['files'])
+    return 'walker coverage: %s, union of %d jobs' % (counts(cov), cov['files'])
 
 
 def markdown(cov, top=15):
