@@ -20,7 +20,10 @@ struct _ASGST_Queue {
     ASGST_QueueElement *ring;
     int capacity, head, count;
     _Atomic int attempts;
-    int pending_capacity; /* 0: none */
+    /* 0: none. Written by resizes from signal handlers on any thread,
+     * so the processing thread takes it once, with an exchange: reading
+     * it twice let a ring of one size go out with another's capacity. */
+    _Atomic int pending_capacity;
     ASGST_QueueHandler handler;
     void *queue_arg;
     ASGST_QueueProcessingHandler on_start, on_end;
@@ -40,10 +43,11 @@ static long long period;
 static int walk_depth;
 static _Atomic unsigned long long n_enqueued, n_full, n_contended, n_batches, n_handled, n_walk_errors;
 
-/* Rings replaced by a resize. A signal handler may still hold an element
- * of one (GetQueueElement hands out a pointer, and the caller may write
- * its arg), so a ring is freed only REUSE_AFTER_NS after it was replaced;
- * while the graveyard is full, a resize waits. Processing thread only. */
+/* Rings replaced by a resize or by a retired queue's reuse. A signal
+ * handler may still hold an element of one (GetQueueElement hands out a
+ * pointer, and the caller may write its arg), so a ring is freed only
+ * REUSE_AFTER_NS after it was replaced; while the graveyard is full, a
+ * resize waits and a new queue takes fresh memory. Under list_lock. */
 #define GRAVES 64
 static struct {
     ASGST_QueueElement *ring;
@@ -82,7 +86,9 @@ ASGST_Queue *queue_agct_register(JNIEnv *env, int size, int options, ASGST_Queue
     ASGST_Queue *q = NULL;
     long long now = sigsafe_now_ns();
     pthread_mutex_lock(&list_lock);
-    for (ASGST_Queue *r = queues; r && !q; r = r->next)
+    /* A retired queue is reused only while a grave can take its ring. */
+    int grave = free_grave();
+    for (ASGST_Queue *r = queues; r && !q && grave >= 0; r = r->next)
         if (!atomic_load(&r->live) && r->retired_ns && now - r->retired_ns > REUSE_AFTER_NS) q = r;
     if (!q) {
         q = calloc(1, sizeof *q);
@@ -94,8 +100,14 @@ ASGST_Queue *queue_agct_register(JNIEnv *env, int size, int options, ASGST_Queue
             q->retired_ns = 1; /* keep it on the list, reusable */
             q = NULL;
         } else {
-            free(q->ring);
-            q->ring = ring, q->capacity = size, q->head = q->count = q->pending_capacity = 0;
+            /* A thread whose queue this was may still hold it (a
+             * deregister qop keeps it) and reach into its ring: the swap
+             * is under the queue's lock, the old ring goes to a grave. */
+            spin_lock(q);
+            if (q->ring) graves[grave].ring = q->ring, graves[grave].since = now;
+            q->ring = ring, q->capacity = size, q->head = q->count = 0;
+            atomic_store(&q->pending_capacity, 0);
+            unlock(q);
             atomic_store(&q->attempts, 0);
             q->handler = handler, q->queue_arg = queue_arg;
             q->on_start = q->on_end = NULL;
@@ -183,7 +195,7 @@ ASGST_QueueSizeInfo queue_agct_get_size_info(ASGST_Queue *q)
 
 void queue_agct_resize(ASGST_Queue *q, int size)
 {
-    if (q && size > 0) q->pending_capacity = size;
+    if (q && size > 0) atomic_store(&q->pending_capacity, size);
 }
 
 void queue_agct_set_on_start(ASGST_Queue *q, int options, bool offer, ASGST_QueueProcessingHandler h, void *arg)
@@ -233,14 +245,14 @@ static void process_one(ASGST_Queue *q, jvmtiFrameInfo *jf, ASGCT_CallFrame *fra
     int n = q->count;
     for (int i = 0; i < n; i++) batch[i] = q->ring[(q->head + i) % q->capacity];
     q->head = (q->head + n) % q->capacity, q->count = 0;
-    int grave = q->pending_capacity ? free_grave() : -1;
+    int want = atomic_exchange(&q->pending_capacity, 0);
+    int grave = want ? free_grave() : -1;
     if (grave >= 0) {
-        ASGST_QueueElement *ring = calloc((size_t)q->pending_capacity, sizeof *ring);
+        ASGST_QueueElement *ring = calloc((size_t)want, sizeof *ring);
         if (ring) {
             graves[grave].ring = q->ring, graves[grave].since = sigsafe_now_ns();
-            q->ring = ring, q->capacity = q->pending_capacity, q->head = 0;
+            q->ring = ring, q->capacity = want, q->head = 0;
         }
-        q->pending_capacity = 0;
     }
     unlock(q);
     if (!n) return;
