@@ -218,4 +218,26 @@ cases = r.findall('./testsuite/testcase')
 assert len(cases) == 1 and cases[0].find('error') is not None and r.get('errors') == '1'
 assert 'broken VM' in cases[0].find('error').get('message')
 EOF
+# Jobs made only of workloads a VM is too old for leave the plan, said so;
+# a job with one runnable scenario stays. On 21 the census keeps its group.
+py <<'EOF' >"$d/too-new.out" 2>&1; ok $? "jobs whose every scenario needs a newer JDK are dropped, with a warning"
+from cilib import preset
+from cilib.preflight import drop_too_new
+specs = [{'section': 'a', 'params': {'scenario': 'vthreads'}},
+         {'section': 'a', 'params': {'scenario': 'vthreads,spin'}},
+         {'section': 'b', 'params': {}}]
+kept, w = drop_too_new(specs, 'openjdk version "17.0.21" 2025-10-21')
+assert kept == specs[1:] and w == ['[a]: 1 job dropped from the plan: scenario vthreads needs JDK 21+, this is JDK 17'], (kept, w)
+assert drop_too_new(specs, 'openjdk version "11.0.24"')[0] == specs[1:]
+assert drop_too_new(specs, 'openjdk version "21.0.13"') == (specs, [])
+assert drop_too_new(specs, 'no version here') == (specs, [])
+census = preset.load('census-best')['specs']
+vt = [x for x in census if x['section'] == 'stress vthreads']
+assert {x['params']['mode'] for x in vt} == {'signal', 'queue', 'thread'}, vt
+assert len(drop_too_new(census, 'openjdk version "17.0.21"')[0]) == len(census) - len(vt)
+assert len(drop_too_new(census, 'openjdk version "21.0.13"')[0]) == len(census)
+print('ok')
+EOF
+grep -v '^ok$' "$d/too-new.out" | sed 's/^/# /'
+
 tap_done

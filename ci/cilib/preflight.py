@@ -1,5 +1,6 @@
 """Checks before a campaign: a usable VM, and the build the plan needs (make)."""
 import os
+import re
 import shutil
 import subprocess
 
@@ -109,6 +110,42 @@ def build(root, specs, java_home, log, do_build=True):
     kept = [s for s in specs if s['kind'] not in drop]
     if not kept:
         raise NotRunnable('no job of the plan can run: ' + '; '.join(warnings))
+    return kept, warnings
+
+
+# Workloads that need a newer VM than 11; the scenario itself skips on an
+# older one (stress/java/asgstfuzz/stress/VThreadsScenario.java), so a job made
+# of nothing else would sample an idle VM for its whole time.
+SCENARIO_MIN_FEATURE = {'vthreads': 21}
+
+
+def java_feature(version_line):
+    """The feature release (11, 17, 21...) of a check_java line, or None."""
+    m = re.search(r'version "(\d+)(?:\.(\d+))?', version_line or '')
+    if not m:
+        return None
+    major = int(m.group(1))
+    return int(m.group(2) or 0) if major == 1 else major
+
+
+def drop_too_new(specs, version_line):
+    """(specs whose workload this VM can run, warnings): a job whose every scenario needs a
+    newer VM is left out, and said so."""
+    feature = java_feature(version_line)
+    if feature is None:
+        return specs, []
+    kept, dropped = [], {}
+    for s in specs:
+        names = [n for n in s['params'].get('scenario', '').split(',') if n]
+        need = min((SCENARIO_MIN_FEATURE.get(n, 0) for n in names), default=0)
+        if need > feature:
+            dropped.setdefault(s['section'], []).append((s['params']['scenario'], need))
+        else:
+            kept.append(s)
+    warnings = ['[%s]: %d job%s dropped from the plan: scenario %s needs JDK %d+, this is JDK %d'
+                % (sec, len(js), '' if len(js) == 1 else 's', ' and '.join(sorted({j[0] for j in js})),
+                   min(j[1] for j in js), feature)
+                for sec, js in dropped.items()]
     return kept, warnings
 
 

@@ -27,7 +27,7 @@ import time
 from . import plan as planlib
 from . import preset as presetlib
 from . import adapt, report, scan, yields
-from .preflight import build, check_hosts_file, check_java
+from .preflight import build, check_hosts_file, check_java, drop_too_new
 from .util import (EXIT_UNTESTED, DiskFull, UsageError, hms, iso, read_json, read_state_json, remove_temporaries,
                    si, write_json)
 
@@ -191,6 +191,8 @@ class Campaign:
         if preset is not None:
             specs, warnings = build(ROOT, specs, cfg['java_home'], self.path('build.log'),
                                     do_build=not opts.no_build)
+            specs, too_new = drop_too_new(specs, self.java_version)
+            warnings += too_new
             errors = []
             presetlib.check_agent_options(specs, errors)
             if errors:
