@@ -38,14 +38,7 @@ ok $? "the first round always runs (every group gets its chance)"
 
 # A short adaptive campaign: the runner keeps adapt.json up to date and the
 # report splits the time by group.
-cat > "$d/a.preset" <<'EOF'
-[campaign]
-budget = 40s
-job_time = 6s
-min_attempt = 3s
-reserve = 6s
-triage_every = 5s
-adapt = 1
+write_preset "$d/a.preset" budget=40s job_time=6s min_attempt=3s reserve=6s triage_every=5s adapt=1 <<'EOF'
 [stress forge]
 scenario = spin
 mutate = forge

@@ -20,13 +20,7 @@ LD_PRELOAD="\${LD_PRELOAD:+\$LD_PRELOAD:}$standin" exec "$JAVA_HOME/bin/java" "\
 EOS
 chmod +x "$d/patched/bin/java"
 
-cat >"$d/base.preset" <<'EOF2'
-[campaign]
-budget = 16s
-job_time = 5s
-min_attempt = 3s
-rounds = 1
-triage_every = 4s
+write_preset "$d/base.preset" budget=16s job_time=5s min_attempt=3s rounds=1 triage_every=4s <<'EOF2'
 
 [stress]
 scenario = spin

@@ -7,14 +7,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 
-cat >"$d/crash.preset" <<'EOF'
-[campaign]
-budget = 35s
-job_time = 10s
-min_attempt = 3s
-reserve = 5s
-triage_every = 4s
-progress_every = 3s
+write_preset "$d/crash.preset" budget=35s job_time=10s min_attempt=3s reserve=5s triage_every=4s progress_every=3s <<'EOF'
 
 [stress planted]
 scenario = spin,recursion inline,deopt

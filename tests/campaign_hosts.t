@@ -31,14 +31,7 @@ mkdir -p "$rootB/build"
 cp -a ci stress "$rootB/" && cp -a "$BUILD/stress" "$BUILD/lib" "$rootB/build/"
 ok $? "second checkout copied to $rootB"
 
-cat >"$d/hosts.preset" <<'EOF'
-[campaign]
-budget = 60s
-job_time = 7s
-min_attempt = 3s
-rounds = 1
-triage_every = 4s
-progress_every = 5s
+write_preset "$d/hosts.preset" budget=60s job_time=7s min_attempt=3s rounds=1 triage_every=4s progress_every=5s <<'EOF'
 
 [stress planted]
 cores = 1

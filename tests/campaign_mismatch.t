@@ -6,13 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 liar=$PWD/build/tests/libstandin_liar.so
-cat >"$d/oracle.preset" <<'EOF2'
-[campaign]
-budget = 12s
-job_time = 6s
-min_attempt = 3s
-rounds = 1
-triage_every = 5s
+write_preset "$d/oracle.preset" budget=12s job_time=6s min_attempt=3s rounds=1 triage_every=5s <<'EOF2'
 
 [stress oracle]
 scenario = park

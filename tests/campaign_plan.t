@@ -50,9 +50,7 @@ EOF
 
 # JVM flag sets: a matrix key ('default' adds nothing), comma-joined options
 # stay one alternative, fuzzers take one set; bad sets are named.
-cat >"$d/flags.preset" <<'EOF'
-[campaign]
-budget = 30s
+write_preset "$d/flags.preset" budget=30s <<'EOF'
 [stress]
 scenario = spin
 jvm = default -XX:+UseParallelGC,-XX:-UseCompressedOops -Xint
@@ -106,9 +104,7 @@ print('ok')
 EOF
 
 # Preset errors name the section and key, exit 2.
-cat >"$d/bad.preset" <<'EOF'
-[campaign]
-budget = 1x
+write_preset "$d/bad.preset" budget=1x <<'EOF'
 [stress]
 scenario = spin
 mode = signal sideways
@@ -125,10 +121,7 @@ ci/campaign --preset nosuch --out "$d/x" >/dev/null 2>&1; ok $(( $? != 2 )) "unk
 ci/campaign --resume >/dev/null 2>&1; ok $(( $? != 2 )) "--resume without --out exits 2"
 
 # --dry-run writes the plan and shows the GNU Parallel command.
-cat >"$d/tiny.preset" <<'EOF'
-[campaign]
-budget = 30s
-job_time = 10s
+write_preset "$d/tiny.preset" budget=30s job_time=10s <<'EOF'
 [stress]
 scenario = spin recursion
 mode = signal thread

@@ -8,13 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 make_scratch
 
 # Crashes (protect=0: hs_err) and faults caught under protection (records).
-cat >"$d/crashing.preset" <<'EOF'
-[campaign]
-budget = 30s
-job_time = 7s
-min_attempt = 3s
-rounds = 1
-triage_every = 5s
+write_preset "$d/crashing.preset" budget=30s job_time=7s min_attempt=3s rounds=1 triage_every=5s <<'EOF'
 
 [stress planted]
 scenario = spin
@@ -76,12 +70,7 @@ ok $? "the Markdown summary lists the new buckets"
 python3 -c 'import json,sys
 for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"], " # ", b["title"])' \
   "$d/pm1/report.json" >"$d/known.txt"
-cat >"$d/caught.preset" <<'EOF'
-[campaign]
-budget = 25s
-job_time = 7s
-min_attempt = 3s
-rounds = 1
+write_preset "$d/caught.preset" budget=25s job_time=7s min_attempt=3s rounds=1 <<'EOF'
 
 [stress caught]
 scenario = spin recursion

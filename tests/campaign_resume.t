@@ -6,14 +6,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 
-cat >"$d/resume.preset" <<'EOF'
-[campaign]
-budget = 60s
-job_time = 8s
-min_attempt = 3s
-rounds = 1
-triage_every = 3s
-progress_every = 5s
+write_preset "$d/resume.preset" budget=60s job_time=8s min_attempt=3s rounds=1 triage_every=3s progress_every=5s <<'EOF'
 
 [stress planted]
 cores = 1

@@ -9,29 +9,13 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 
-cat >"$d/best.preset" <<'P'
-[campaign]
-budget = 16s
-job_time = 10s
-min_attempt = 4s
-reserve = 4s
-triage_every = 5s
-progress_every = 5s
-jobs = 1
+write_preset "$d/best.preset" budget=16s job_time=10s min_attempt=4s reserve=4s triage_every=5s progress_every=5s jobs=1 <<'P'
 [stress plant]
 scenario = spin
 agent = test_plant=0x10
 jvm = -XX:+UseSerialGC,-XX:-UseCompressedOops
 P
-cat >"$d/blind.preset" <<'P'
-[campaign]
-budget = 16s
-job_time = 10s
-min_attempt = 4s
-reserve = 4s
-triage_every = 5s
-progress_every = 5s
-jobs = 1
+write_preset "$d/blind.preset" budget=16s job_time=10s min_attempt=4s reserve=4s triage_every=5s progress_every=5s jobs=1 <<'P'
 [stress blind]
 scenario = spin
 mutate = blind

@@ -10,12 +10,7 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 
-cat >"$d/one.preset" <<'EOF'
-[campaign]
-budget = 20s
-job_time = 6s
-min_attempt = 3s
-rounds = 1
+write_preset "$d/one.preset" budget=20s job_time=6s min_attempt=3s rounds=1 <<'EOF'
 
 [stress one]
 scenario = spin

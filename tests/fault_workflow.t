@@ -18,15 +18,7 @@ cd "$(dirname "$0")/.." || exit 1
 make_scratch
 shim=$PWD/$BUILD/tests/libenospc.so
 
-cat > "$d/p.preset" <<'EOF'
-[campaign]
-budget = 30s
-job_time = 6s
-min_attempt = 3s
-reserve = 8s
-triage_every = 3s
-progress_every = 5s
-rounds = 1
+write_preset "$d/p.preset" budget=30s job_time=6s min_attempt=3s reserve=8s triage_every=3s progress_every=5s rounds=1 <<'EOF'
 [stress a]
 scenario = spin
 cores = 1

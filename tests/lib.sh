@@ -53,3 +53,11 @@ run_stress() {
 }
 # json_field FILE KEY: a number from summary.json.
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null || echo -1; }
+
+# write_preset FILE KEY=VALUE... <<'EOF' (job groups) EOF: a short campaign's
+# preset, its [campaign] timing written from the words, its groups from stdin.
+write_preset() {
+  local f=$1 kv
+  shift
+  { echo '[campaign]'; for kv in "$@"; do echo "${kv%%=*} = ${kv#*=}"; done; cat; } > "$f"
+}

@@ -7,7 +7,7 @@ so the header-line patterns accept what survives a paste: no leading '#', and a 
 or error line cut before its ', pid=..., tid=...' tail (pid and tid are then None)."""
 import re
 
-from .model import Frame, MAX_FRAMES
+from .model import Frame, MAX_FRAMES, SIGNAMES, SIGNOS
 
 HEADER_RE = re.compile(r'^#\s*(A fatal error has been detected by the Java Runtime Environment'
                        r'|An unexpected error has been detected by (?:the )?Java Runtime Environment'
@@ -29,8 +29,6 @@ SIGINFO_RE = re.compile(r'^siginfo:\s*si_signo:\s*(\d+)\s*\((\w+)\),\s*si_code:\
 SIGINFO_OLD_RE = re.compile(r'^siginfo:\s*si_signo=(SIG[A-Z0-9]+|\d+)(?:\s*\((\w+)\))?:?[\s,]*'
                             r'(?:si_errno=\d+,\s*)?si_code=(-?\d+)(?:\s*\(([A-Z_0-9]+)\))?'
                             r'(?:,\s*si_addr=(0x[0-9a-fA-F]+))?')
-SIGNOS = {'SIGSEGV': 11, 'SIGBUS': 7, 'SIGILL': 4, 'SIGFPE': 8, 'SIGABRT': 6, 'SIGTRAP': 5}
-SIGNAMES = {v: k for k, v in SIGNOS.items()}
 MAPS_RE = re.compile(r'^[0-9a-fA-F]+-[0-9a-fA-F]+\s+\S{4}\s+[0-9a-fA-F]+\s+\S+\s+\d+\s+(/\S.*)$')
 
 NATIVE_FRAME_RE = re.compile(r'^([VvCJjA])\s+\[([^\]\s]{1,512})\+0x([0-9a-fA-F]{1,16})\](?:\s+(.*))?$')

@@ -1,18 +1,20 @@
 """Parser for AddressSanitizer reports (also found inside fuzzer logs)."""
 import re
 
-from .model import Frame, NotAReport, Report, MAX_FRAMES, bounded_lines, decode, parse_int
+from .model import Frame, NotAReport, Report, MAX_FRAMES, SIGNOS, bounded_lines, decode, parse_int
 
+# '==11435==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x61d0000e1820 at pc ...'
 ERROR_RE = re.compile(r'==(\d+)==\s*ERROR: AddressSanitizer: ([A-Za-z0-9_-]+)(.*)$')
 DETECT_RE = re.compile(r'^==\d+==\s*ERROR: AddressSanitizer: ', re.M)
+# 'SEGV on unknown address 0x000000000010', 'WRITE of size 8 at 0x... thread T23' names no address word
 ADDR_RE = re.compile(r'(?:on (?:unknown )?address|address)\s+(0x[0-9a-fA-F]+)')
 TID_RE = re.compile(r'\b[Tt](\d+)\b')
+# '    #0 0x7f5d1ca50857 in queue_agct_enqueue src/queue_agct.c:130 (libasgfagent.so+0x50857) (BuildId: 1fa8...)'
 FRAME_RE = re.compile(r'^\s*#(\d+)\s+(0x[0-9a-fA-F]+)\b(.*)$')
 BUILDID_RE = re.compile(r'\s*\(BuildId: [0-9a-fA-F]*\)\s*$')
 MODULE_RE = re.compile(r'\s*\(([^()]+)\+(0x[0-9a-fA-F]+)\)\s*$')
+# 'The signal is caused by a WRITE memory access.'
 SIGNAL_RE = re.compile(r'caused by a (READ|WRITE|UNKNOWN) memory access')
-HINT_SIG = {'SEGV': ('SIGSEGV', 11), 'BUS': ('SIGBUS', 7), 'FPE': ('SIGFPE', 8),
-            'ILL': ('SIGILL', 4), 'ABRT': ('SIGABRT', 6)}
 
 
 def detect(head_text):
@@ -49,9 +51,9 @@ def parse(data, path):
     tm = re.search(r'\(pc .*?\bT(\d+)\)', m.group(3))
     if tm:
         rep.extra['asan_thread'] = int(tm.group(1))
-    sig = HINT_SIG.get(bug)
-    if sig:
-        rep.signal, rep.signo = sig
+    if 'SIG' + bug in SIGNOS:   # 'SEGV on unknown address', 'BUS', 'FPE', 'ILL', 'ABRT'
+        rep.signal = 'SIG' + bug
+        rep.signo = SIGNOS[rep.signal]
     else:
         rep.signal = bug
     rep.extra['bug_type'] = bug
