@@ -7,10 +7,12 @@ $(BUILD)/gen/oracle_rules.inc: agents/oracle-rules.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $< > $@
 
+# The copy replaces the file by rename: JVMs still running (a campaign beside
+# the build) keep the library they mapped; writing into it would corrupt them.
 $(AGENT_LIB): $(AGENT_SRC) $(wildcard agents/*.h) $(BUILD)/gen/oracle_rules.inc $(CORE_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CORE_CFLAGS) -Iagents -I$(BUILD)/gen -shared $(AGENT_SRC) $(CORE_LIB) -ldl -lpthread -o $@
-	$(if $(CAPSTONE_SO),cp -L $(CAPSTONE_SO) $(dir $@))
+	$(if $(CAPSTONE_SO),cp -L $(CAPSTONE_SO) $(dir $@).capstone.tmp && mv -f $(dir $@).capstone.tmp $(dir $@)$(notdir $(CAPSTONE_SO)))
 
 .PHONY: agent
 agent: $(AGENT_LIB)

@@ -14,6 +14,7 @@
 #include "record.h"
 #include "regions.h"
 #include "sigsafe.h"
+#include "walker_cov.h"
 
 #define SLOTS 256
 
@@ -79,6 +80,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
         /* The JVM calls a chained handler only for faults it does not own:
          * an unguarded one is fatal. */
         atomic_store(&dying, 1);
+        wcov_disarm(); /* the hs_err file's stack walks run through armed code */
         /* Returning would tell the JVM we handled it. Make the chain slot
          * SIG_DFL instead: the refault then reaches the JVM's fatal-error
          * path and its hs_err file. */
@@ -94,6 +96,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
         /* Ask first, so a fatal fault can be told from the JVM's own. */
         if (jvm_handler(sig, si, uc, 0)) return;
         atomic_store(&dying, 1);
+        wcov_disarm();
         jvm_handler(sig, si, uc, 1); /* hs_err, then abort */
         return;
     }

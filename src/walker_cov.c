@@ -337,6 +337,17 @@ static int arm(char *why, size_t len)
 }
 #endif
 
+/* [handler-safe] See walker_cov.h. Pages stay writable once armed. */
+void wcov_disarm(void)
+{
+#ifdef WCOV_SUPPORTED
+    for (unsigned i = 0; i < nblocks; i++) {
+        volatile uint8_t *code = (volatile uint8_t *)block_pc[i];
+        if (*code == 0xCC && block_orig[i] != 0xCC) *code = block_orig[i];
+    }
+#endif
+}
+
 int wcov_start(char *why, size_t len)
 {
 #ifndef WCOV_SUPPORTED

@@ -31,6 +31,13 @@ void wcov_counts(struct wcov_counts *out);
  * consumer only. */
 int wcov_take_new(uint32_t *idx, int max);
 
+/* [handler-safe] Puts back every byte still armed. For a fatal fault on its
+ * way to the VM: the VM's error reporter walks stacks through the very
+ * functions armed, with its own SIGTRAP handler in place of ours, so a
+ * breakpoint met there would cost the hs_err file its frames. Coverage
+ * stops growing after it. */
+void wcov_disarm(void);
+
 /* The line every harness ends with: "walker coverage: N of M blocks (K of
  * F functions)", or why there is none. */
 void wcov_summary(char *out, size_t len);

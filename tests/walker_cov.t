@@ -34,6 +34,14 @@ reached=$(json_field "$d/all/summary.json" walker_blocks_reached)
 [ $rc -le 1 ] && ! ls "$d"/all/hs_err* > /dev/null 2>&1 && ! grep -qi 'breakpoint trap' "$d/all/log" && [ "$reached" -gt 0 ]
 ok $? "every workload at once under the agent with walker_cov=1: exit $rc, no hs_err, no stray SIGTRAP, $reached blocks reached"
 
+# A real VM crash with coverage armed: the fault is disarmed on its way to
+# the VM, whose error reporter walks the stack through the armed functions
+# (with its own SIGTRAP handler): the hs_err keeps its frames.
+run_stress "$d/crash" "api=agct,walker_cov=1,test_plant=0x10,protect=0" spin 5 1 > /dev/null 2>&1
+h=$(ls "$d"/crash/hs_err*.log 2>/dev/null | head -1)
+[ -n "$h" ] && grep -q '^V  \[libjvm.so+0x[0-9a-f]*\]  AsyncGetCallTrace' "$h" && ! grep -q 'error occurred during error reporting.*SIGTRAP' "$h"
+ok $? "a VM crash under walker_cov=1: its hs_err has the native frames, no breakpoint met while reporting ($(grep -c 'during error reporting' "$h" 2>/dev/null) reporting errors)"
+
 # A campaign's report sums its jobs' files (ci/cilib/walker.py): the union of
 # the fuzzer's and the agent's blocks on one libjvm is at least either, and
 # at most both.
