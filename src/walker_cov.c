@@ -437,17 +437,31 @@ int wcov_take_new(uint32_t *idx, int max)
     return n;
 }
 
-static int wcov_write(const char *path)
+/* all: every armed block (the list a report needs for the lines not
+ * reached), else the reached ones. */
+static int wcov_write(const char *path, int all)
 {
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     struct wcov_counts c;
     wcov_counts(&c);
-    fprintf(f, "# walker coverage of %s: %u of %u blocks, %u of %u functions\n", jvm_path, c.blocks_reached, c.blocks,
-            c.functions_reached, c.functions);
+    fprintf(f, "# walker %s %s: %u of %u blocks, %u of %u functions\n", all ? "blocks armed in" : "coverage of", jvm_path,
+            all ? c.blocks : c.blocks_reached, c.blocks, all ? c.functions : c.functions_reached, c.functions);
     for (unsigned i = 0; i < nblocks; i++)
-        if (atomic_load(&block_hit[i])) fprintf(f, "0x%lx %s\n", (unsigned long)(block_pc[i] - jvm_base), fn_name[block_fn[i]]);
+        if (all || atomic_load(&block_hit[i]))
+            fprintf(f, "0x%lx %s\n", (unsigned long)(block_pc[i] - jvm_base), fn_name[block_fn[i]]);
     return fclose(f);
+}
+
+/* The armed list once for the jobs of a campaign (they run one libjvm):
+ * the first to end writes it, under a name of its own, then renames. */
+static void write_armed_once(const char *path)
+{
+    if (!path || !*path || access(path, F_OK) == 0) return;
+    char tmp[PATH_MAX];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >= (int)sizeof tmp) return;
+    if (wcov_write(tmp, 1) == 0 && rename(tmp, path) == 0) return;
+    unlink(tmp);
 }
 
 void wcov_summary(char *out, size_t len)
@@ -465,6 +479,7 @@ int wcov_finish(const char *dir, char *out, size_t len)
     wcov_summary(out, len);
     if (!nblocks) return 0;
     char path[PATH_MAX];
+    write_armed_once(getenv("ASGF_WALKER_BLOCKS"));
     snprintf(path, sizeof path, "%s/walker-coverage.txt", dir);
-    return wcov_write(path);
+    return wcov_write(path, 0);
 }

@@ -46,7 +46,9 @@ void wcov_summary(char *out, size_t len);
  * into out, and, when blocks were armed, DIR/walker-coverage.txt: a header
  * line naming the module and the totals, then the reached blocks, one a
  * line, libjvm offset and function ("0x9a1b2c frame::sender"). 0, or -1 if
- * that file could not be written. */
+ * that file could not be written. With ASGF_WALKER_BLOCKS=PATH in the
+ * environment and no file there yet, also every armed block in that form,
+ * for a report to name the lines no job reached. */
 int wcov_finish(const char *dir, char *out, size_t len);
 
 #endif

@@ -65,4 +65,22 @@ EOF
 ok $? "report.html has the bucket table, plan, job outcomes and plots, self-contained ($(tail -1 "$d/html.out"))"
 grep -q '^## Plan' "$d/smoke/report.md" && grep -q '^## Job outcomes' "$d/smoke/report.md" && grep -q '^## Crash triage report' "$d/smoke/report.md"
 ok $? "report.md has the campaign sections and triage's report"
+# Walker coverage: the first job to end wrote the list of armed blocks, so
+# the HTML names forte.cpp's lines reached and those no job reached.
+if [ ! -f /usr/include/capstone/capstone.h ]; then
+  skip "report.html lists walker lines reached and not" "built without capstone"
+else
+  python3 - "$d/smoke" <<'EOF' > "$d/wl.out" 2>&1
+import re, sys
+d = sys.argv[1]
+armed = open(d + '/results/walker-blocks.txt').readline()
+assert armed.startswith('# walker blocks armed in '), armed
+html = open(d + '/report.html', encoding='utf-8').read()
+row = re.search(r'<tr><td><code>forte\.cpp</code></td><td class="num">(\d+)</td><td>[^<]*</td>'
+                r'<td class="num">(\d+)</td>', html)
+assert row and int(row.group(2)) > 0, row and row.groups()
+print('forte.cpp: %s lines reached, %s not' % row.groups())
+EOF
+  ok $? "report.html lists walker lines reached and not ($(tail -1 "$d/wl.out"))"
+fi
 tap_done

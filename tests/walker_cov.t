@@ -14,7 +14,8 @@ fi
 cov_line() { grep -o 'walker coverage: [0-9]* of [0-9]* blocks ([0-9]* of [0-9]* functions)' "$1" | tail -1; }
 
 # libFuzzer on the build's JDK.
-timeout 300 fuzz/run-libfuzzer --duration 15s --keep-going --out "$d/lf" > "$d/lf.log" 2>&1
+mkdir -p "$d/u"
+ASGF_WALKER_BLOCKS=$d/u/walker-blocks.txt timeout 300 fuzz/run-libfuzzer --duration 15s --keep-going --out "$d/lf" > "$d/lf.log" 2>&1
 line=$(cov_line "$d/lf.log")
 read -r n m <<<"$(echo "$line" | sed 's/walker coverage: \([0-9]*\) of \([0-9]*\) blocks.*/\1 \2/')"
 [ "${m:-0}" -ge 2000 ] && [ "${n:-0}" -gt 0 ]
@@ -57,6 +58,19 @@ ok $? "campaign report: $u (fuzzer $na, agent $nb, distinct $both)"
 src=$(cd ci && python3 -c 'import sys; from cilib import walker; s = walker.summary(sys.argv[1])["source_lines"]; print(len(s.get("forte.cpp", [])), len(s))' "$d/u")
 read -r nforte nfiles <<<"$src"
 [ "${nforte:-0}" -gt 0 ]; ok $? "campaign report: reached lines of forte.cpp from the line tables ($nforte lines; $nfiles source files)"
+# The armed list (ASGF_WALKER_BLOCKS, written once): every armed block, so
+# the report names the lines no job reached too; a line is on one side only.
+armed=$(($(wc -l < "$d/u/walker-blocks.txt" 2>/dev/null || echo 1) - 1))
+[ "$armed" = "${m:-x}" ] && grep -q "^# walker blocks armed in .*: $m of $m blocks" "$d/u/walker-blocks.txt"
+ok $? "ASGF_WALKER_BLOCKS: the list of every armed block ($armed lines, $m armed)"
+res=$(cd ci && python3 -c '
+import sys; from cilib import walker
+s = walker.summary(sys.argv[1]); hit, miss = s["source_lines"], s["source_unreached"]
+both = sum(len(set(hit.get(f, ())) & set(v)) for f, v in miss.items())
+print(len(miss.get("forte.cpp", [])), len(miss.get("frame_x86.cpp", [])), both)' "$d/u")
+read -r mforte mframe both <<<"$res"
+[ "${mforte:-0}" -gt 0 ] && [ "${mframe:-0}" -gt 0 ] && [ "$both" = 0 ]
+ok $? "campaign report: lines not reached in forte.cpp ($mforte) and frame_x86.cpp ($mframe), none also reached ($both)"
 
 # Temurin's libjvm carries its own .symtab.
 t=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1)

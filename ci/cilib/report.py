@@ -492,14 +492,21 @@ def html_page(doc):
     p.append('</tbody></table>')
     p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
     p.append('<h2>Walker coverage</h2><p id="walker-coverage">%s</p>' % _e(walker.line(doc.get('walker'))))
-    src = (doc.get('walker') or {}).get('source_lines') or {}
-    if src:
-        p.append('<table id="walker-lines"><thead><tr><th>source file</th><th>lines</th><th>lines reached</th></tr>'
-                 '</thead><tbody>')
-        for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-            p.append('<tr><td><code>%s</code></td><td class="num">%d</td><td>%s</td></tr>'
-                     % (_e(f), len(lines), _e(walker.ranges(lines))))
+    w = doc.get('walker') or {}
+    src, unreached = w.get('source_lines') or {}, w.get('source_unreached') or {}
+    if src or unreached:
+        # Files no job reached stay in the list: the lines of the walker nobody tested.
+        p.append('<table id="walker-lines"><thead><tr><th>source file</th><th>lines reached</th><th></th>'
+                 '<th>lines not reached</th><th></th></tr></thead><tbody>')
+        for f in sorted(set(src) | set(unreached), key=lambda f: (-len(src.get(f, ())), f)):
+            hit, miss = src.get(f, []), unreached.get(f)
+            p.append('<tr><td><code>%s</code></td><td class="num">%d</td><td>%s</td><td class="num">%s</td>'
+                     '<td>%s</td></tr>' % (_e(f), len(hit), _e(walker.ranges(hit)),
+                                           '?' if miss is None else len(miss), _e(walker.ranges(miss or []))))
         p.append('</tbody></table>')
+        if not unreached:
+            p.append('<p>Lines not reached: no list of the armed blocks in this campaign '
+                     '(<code>results/walker-blocks.txt</code>, written by its first local job).</p>')
     p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
              '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
              '</thead><tbody>')

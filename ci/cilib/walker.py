@@ -10,6 +10,7 @@ import re
 import subprocess
 
 HEADER = re.compile(r'^# walker coverage of (\S+): \d+ of (\d+) blocks, \d+ of (\d+) functions')
+ARMED_HEADER = re.compile(r'^# walker blocks armed in (\S+): ')
 
 
 def union(tree, offsets=False):
@@ -69,21 +70,22 @@ def markdown(cov, top=15):
         for fn, n in sorted(cov['by_function'].items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
             out.append('| `%s` | %d |' % (fn, n))
     src = (cov or {}).get('source_lines') or {}
+    unreached = (cov or {}).get('source_unreached') or {}
     if src:
-        out += ['', '| source file | lines reached (first lines of reached blocks) |', '|---|---|']
+        out += ['', '| source file | lines reached (first lines of reached blocks) | armed lines not reached |',
+                '|---|---|---|']
         for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
-            out.append('| `%s` | %d |' % (f, len(lines)))
+            out.append('| `%s` | %d | %s |' % (f, len(lines), len(unreached[f]) if f in unreached else '?'))
     elif cov:
         out += ['', 'No source lines: the module has no line tables here (install its -dbg package).']
     return out
 
 
-def source_lines(cov, timeout=120):
-    """{source file (base name): sorted line numbers reached}, from the reached blocks' offsets
-    through addr2line and the module's line tables (its -dbg file by build-id, where the
-    distribution ships one); {} where there are none, no addr2line, or the module is not on
-    this machine (a JDK run in a root: its path is the root's)."""
-    offsets, module = (cov or {}).get('offsets') or [], (cov or {}).get('module')
+def source_lines(module, offsets, timeout=120):
+    """{source file (base name): sorted line numbers} of the blocks at these offsets, through
+    addr2line and the module's line tables (its -dbg file by build-id, where the distribution
+    ships one); {} where there are none, no addr2line, or the module is not on this machine
+    (a JDK run in a root: its path is the root's)."""
     if not offsets or not module or not os.path.isfile(module):
         return {}
     try:
@@ -98,6 +100,20 @@ def source_lines(cov, timeout=120):
         if path and path != '??' and line.isdigit() and line != '0':
             files.setdefault(os.path.basename(path), set()).add(int(line))
     return {f: sorted(v) for f, v in files.items()}
+
+
+def armed_offsets(tree, module):
+    """The offsets of every armed block, from TREE/walker-blocks.txt (written once per campaign
+    by its first job to end, ci/job), if it names the same module; else []."""
+    try:
+        with open(os.path.join(tree, 'walker-blocks.txt'), encoding='utf-8', errors='replace') as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    m = ARMED_HEADER.match(lines[0]) if lines else None
+    if not m or m.group(1) != module:
+        return []
+    return [l.partition(' ')[0] for l in lines[1:] if l.startswith('0x')]
 
 
 def ranges(lines):
@@ -117,10 +133,14 @@ def ranges(lines):
 
 
 def summary(tree, lines=True):
-    """What a report keeps: union() without the offsets, plus 'source_lines' when line tables
-    exist and `lines` (addr2line takes seconds: not while a signal waits for the tool to end)."""
+    """What a report keeps: union() without the offsets, plus, when line tables exist and
+    `lines` (addr2line takes seconds: not while a signal waits for the tool to end),
+    'source_lines' (reached) and, when the campaign's armed list is there, 'source_unreached':
+    the lines of armed blocks that no reached block starts on."""
     cov = union(tree, offsets=True)
     if cov:
-        cov['source_lines'] = source_lines(cov) if lines else {}
-        cov.pop('offsets')
+        offsets = cov.pop('offsets')
+        cov['source_lines'] = source_lines(cov['module'], offsets) if lines else {}
+        armed = source_lines(cov['module'], armed_offsets(tree, cov['module'])) if lines else {}
+        cov['source_unreached'] = {f: sorted(set(v) - set(cov['source_lines'].get(f, ()))) for f, v in armed.items()}
     return cov
