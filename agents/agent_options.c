@@ -160,7 +160,7 @@ static const struct opt_def defs[] = {
     {"aim", "0|1: mutate only samples whose pc is in Java code (default 1)", set_aim},
     {"out", "directory for crash records, in-flight cases and summary.json (default .)", set_out},
     {"duration", "stop sampling after this long (default: until exit)", set_duration},
-    {"threads", "glob of Java thread names to sample (default *)", set_threads},
+    {"threads", "globs of Java thread names to sample, | between (default *)", set_threads},
     {"stats", "progress line period, 0 = none (default 1s)", set_stats},
     {"depth", "frames per walk, 1..2048 (default 2048)", set_depth},
     {"queue_size", "mode=queue or thread: elements per thread queue (default 64)", set_queue_size},

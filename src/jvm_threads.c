@@ -22,12 +22,31 @@ static int name_of(jvmtiEnv *env, jthread thread, char *buf, size_t len)
     return 0;
 }
 
+/* Whether name matches one of the '|'-separated patterns: virtual threads
+ * run on carriers named by their scheduler (ForkJoinPool-1-worker-1), not by
+ * the workload, and a walk samples the carrier. */
+static int name_matches(const char *globs, const char *name)
+{
+    char one[256];
+    for (const char *p = globs;;) {
+        const char *bar = strchr(p, '|');
+        size_t n = bar ? (size_t)(bar - p) : strlen(p);
+        if (n < sizeof one) {
+            memcpy(one, p, n);
+            one[n] = 0;
+            if (!fnmatch(one, name, 0)) return 1;
+        }
+        if (!bar) return 0;
+        p = bar + 1;
+    }
+}
+
 static void JNICALL on_thread_start(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 {
     char name[64];
     atomic_fetch_add(&started, 1);
     if (name_of(env, thread, name, sizeof name)) return;
-    if (glob_copy && fnmatch(glob_copy, name, 0)) return;
+    if (glob_copy && !name_matches(glob_copy, name)) return;
     int index = threads_register_self(name, jni);
     if (index < 0) return;
     atomic_fetch_add(&matched, 1);

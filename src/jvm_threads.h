@@ -14,7 +14,7 @@
 typedef void (*jvm_thread_hook)(JNIEnv *jni, const char *name, int index);
 
 struct jvm_threads_config {
-    const char *glob;       /* fnmatch pattern on the Java thread name; NULL = all */
+    const char *glob;       /* fnmatch patterns on the Java thread name, '|' between; NULL = all */
     jvm_thread_hook on_start, on_end;
 };
 

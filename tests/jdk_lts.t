@@ -39,4 +39,15 @@ for v in 11 21 25-debian; do
   [ $rc -le 2 ] && [ -f "$d/c$v/report.html" ] && [ "${ex:-0}" -gt 0 ] && case $jv in *"${v%-debian}".*) true ;; *) false ;; esac
   ok $? "JDK $v: make campaign PRESET=smoke runs on it (exit $rc, ${ex:-no} executions, $(echo "$jv" | head -1); $(grep -A2 '^## Throughput' "$d/c$v/report.md" 2>/dev/null | tail -1 | cut -c1-90))"
 done
+# Virtual threads run on carriers the scheduler names (ForkJoinPool-1-worker-N):
+# the agent walks those as well as the workload's own two threads.
+h=/opt/asgf-jdk/jdk21
+if [ ! -x "$h/bin/java" ]; then
+  skip "JDK 21: the carriers of virtual threads are walked" "JDK 21 not installed (ci/install-jdk 21)"
+else
+  stress/run --java-home "$h" --scenario vthreads --threads 2 --time 6s --out "$d/vt" --agent mutate=near >"$d/vt.v" 2>&1
+  rc=$? tw=$(json_field "$d/vt/summary.json" threads_walked)
+  [ $rc -le 1 ] && [ "$tw" -ge 3 ]
+  ok $? "JDK 21: vthreads walks its 2 workers and the carriers too ($tw threads walked, exit $rc)"
+fi
 tap_done
