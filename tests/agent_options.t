@@ -33,4 +33,14 @@ check_bad "duration=18446744073709551617s" 'duration too long'
 ok $? "the refusal lists the valid options"
 "$JAVA" "-agentpath:$AGENT=out=$d,quiet=1,interval=1ms" -version > "$d/out" 2>&1
 ok $? "good options start the VM"
+# threads= takes patterns joined by '|': a thread matching any one is walked.
+walked_with() {  # GLOB DIR -> threads_walked of a 3 s spin run
+  mkdir -p "$2"
+  "$JAVA" "-agentpath:$AGENT=out=$2,threads=$1,stats=0" -Dasgst.stress.native="$BUILD/lib/libstressnative.so" \
+    -cp "$BUILD/stress/classes" asgstfuzz.stress.Main --scenario spin --threads 2 --duration 3s --quiet > "$2.log" 2>&1
+  json_field "$2/summary.json" threads_walked
+}
+either=$(walked_with 'nobody-*|asgst-worker-*' "$d/g1") neither=$(walked_with 'nobody-*|none-*' "$d/g2")
+[ "$either" = 2 ] && [ "$neither" = 0 ]
+ok $? "threads='nobody-*|asgst-worker-*' walks the 2 workers ($either), threads='nobody-*|none-*' none ($neither)"
 tap_done
