@@ -84,18 +84,22 @@ ASGST_Queue *queue_agct_register(JNIEnv *env, int size, int options, ASGST_Queue
     jthread self;
     if ((*jvmti)->GetCurrentThread(jvmti, &self) != JVMTI_ERROR_NONE) return NULL;
     ASGST_Queue *q = NULL;
-    long long now = sigsafe_now_ns();
     pthread_mutex_lock(&list_lock);
-    /* A retired queue is reused only while a grave can take its ring. */
+    long long now = sigsafe_now_ns();
+    /* A retired queue is reused with its ring when that has the size asked
+     * for (threads that come and go register alike), or when a grave can
+     * take its ring; else a new queue is made. */
     int grave = free_grave();
-    for (ASGST_Queue *r = queues; r && !q && grave >= 0; r = r->next)
-        if (!atomic_load(&r->live) && r->retired_ns && now - r->retired_ns > REUSE_AFTER_NS) q = r;
+    for (ASGST_Queue *r = queues; r && !q; r = r->next)
+        if (!atomic_load(&r->live) && r->retired_ns && now - r->retired_ns > REUSE_AFTER_NS &&
+            (r->capacity == size || grave >= 0))
+            q = r;
     if (!q) {
         q = calloc(1, sizeof *q);
         if (q) q->next = queues, queues = q;
     }
     if (q) {
-        ASGST_QueueElement *ring = calloc((size_t)size, sizeof *ring);
+        ASGST_QueueElement *ring = q->ring && q->capacity == size ? q->ring : calloc((size_t)size, sizeof *ring);
         if (!ring) {
             q->retired_ns = 1; /* keep it on the list, reusable */
             q = NULL;
@@ -104,7 +108,7 @@ ASGST_Queue *queue_agct_register(JNIEnv *env, int size, int options, ASGST_Queue
              * deregister qop keeps it) and reach into its ring: the swap
              * is under the queue's lock, the old ring goes to a grave. */
             spin_lock(q);
-            if (q->ring) graves[grave].ring = q->ring, graves[grave].since = now;
+            if (q->ring && q->ring != ring) graves[grave].ring = q->ring, graves[grave].since = now;
             q->ring = ring, q->capacity = size, q->head = q->count = 0;
             atomic_store(&q->pending_capacity, 0);
             unlock(q);
@@ -247,12 +251,14 @@ static void process_one(ASGST_Queue *q, jvmtiFrameInfo *jf, ASGCT_CallFrame *fra
     q->head = (q->head + n) % q->capacity, q->count = 0;
     int want = atomic_exchange(&q->pending_capacity, 0);
     int grave = want ? free_grave() : -1;
-    if (grave >= 0) {
-        ASGST_QueueElement *ring = calloc((size_t)want, sizeof *ring);
-        if (ring) {
-            graves[grave].ring = q->ring, graves[grave].since = sigsafe_now_ns();
-            q->ring = ring, q->capacity = want, q->head = 0;
-        }
+    ASGST_QueueElement *ring = grave >= 0 ? calloc((size_t)want, sizeof *ring) : NULL;
+    if (ring) {
+        graves[grave].ring = q->ring, graves[grave].since = sigsafe_now_ns();
+        q->ring = ring, q->capacity = want, q->head = 0;
+    } else if (want) {
+        /* It waits for a grave; a newer request, if one came, wins. */
+        int none = 0;
+        atomic_compare_exchange_strong(&q->pending_capacity, &none, want);
     }
     unlock(q);
     if (!n) return;

@@ -416,7 +416,10 @@ int wcov_start(char *why, size_t len)
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SIGTRAP, &sa, &previous)) return snprintf(why, len, "walker coverage: sigaction"), -1;
-    if (arm(why, len)) return -1;
+    if (arm(why, len)) {
+        nblocks = 0; /* nothing planted: no block to count, find or disarm */
+        return -1;
+    }
     snprintf(not_armed, sizeof not_armed, "walker coverage: none reached");
     return 0;
 #endif

@@ -213,7 +213,7 @@ assert 'broken VM' in cases[0].find('error').get('message')
 EOF
 # Jobs made only of workloads a VM is too old for leave the plan, said so;
 # a job with one runnable scenario stays. On 21 the census keeps its group.
-py <<'EOF' >"$d/too-new.out" 2>&1; ok $? "jobs whose every scenario needs a newer JDK are dropped, with a warning"
+py <<'EOF' >"$d/too-new.out" 2>&1; ok $? "jobs whose every scenario needs a newer JDK are dropped, with a warning; none left is an error"
 from cilib import preset
 from cilib.preflight import drop_too_new
 specs = [{'section': 'a', 'params': {'scenario': 'vthreads'}},
@@ -224,6 +224,12 @@ assert kept == specs[1:] and w == ['[a]: 1 job dropped from the plan: scenario v
 assert drop_too_new(specs, 'openjdk version "11.0.24"')[0] == specs[1:]
 assert drop_too_new(specs, 'openjdk version "21.0.13"') == (specs, [])
 assert drop_too_new(specs, 'no version here') == (specs, [])
+from cilib.preflight import NotRunnable
+try:
+    drop_too_new(specs[:1], 'openjdk version "17.0.21"')
+    raise AssertionError('a plan of vthreads only on 17 ran')
+except NotRunnable as e:
+    assert 'no job of the plan can run' in str(e) and 'needs JDK 21+' in str(e), e
 census = preset.load('census-best')['specs']
 vt = [x for x in census if x['section'] == 'stress vthreads']
 assert {x['params']['mode'] for x in vt} == {'signal', 'queue', 'thread'}, vt

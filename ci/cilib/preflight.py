@@ -113,8 +113,8 @@ def build(root, specs, java_home, log, do_build=True):
     return kept, warnings
 
 
-# Workloads that need a newer VM than 11; the scenario itself skips on an
-# older one (stress/java/asgstfuzz/stress/VThreadsScenario.java), so a job made
+# Workloads that need a newer VM than the oldest supported (11); the scenario
+# itself skips on an older one (stress/java/asgstfuzz/stress/VThreadsScenario.java), so a job made
 # of nothing else would sample an idle VM for its whole time.
 SCENARIO_MIN_FEATURE = {'vthreads': 21}
 
@@ -146,6 +146,8 @@ def drop_too_new(specs, version_line):
                 % (sec, len(js), '' if len(js) == 1 else 's', ' and '.join(sorted({j[0] for j in js})),
                    min(j[1] for j in js), feature)
                 for sec, js in dropped.items()]
+    if not kept:
+        raise NotRunnable('no job of the plan can run: ' + '; '.join(warnings))
     return kept, warnings
 
 

@@ -505,8 +505,9 @@ def html_page(doc):
                                            '?' if miss is None else len(miss), _e(walker.ranges(miss or []))))
         p.append('</tbody></table>')
         if not unreached:
-            p.append('<p>Lines not reached: no list of the armed blocks in this campaign '
-                     '(<code>results/walker-blocks.txt</code>, written by its first local job).</p>')
+            p.append('<p>Lines not reached: not known. They come from <code>results/walker-blocks.txt</code>, '
+                     'written by the campaign\'s first local job to end, through the module\'s line tables; '
+                     'that file is missing here, names another module, or its lines could not be looked up.</p>')
     p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
              '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
              '</thead><tbody>')
