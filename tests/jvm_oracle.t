@@ -33,6 +33,7 @@ edges=$(field "$out/oracle.json" edges_checked)
 [ "$edges" -gt 100 ]; ok $? "walks of running threads had their call edges checked against bytecode ($edges edges)"
 m=$(field "$out/oracle.json" 'sum(mismatches.values())')
 [ "$m" -eq 0 ]; ok $? "every caller/callee pair is a call in the caller's bytecode, or a call the VM makes ($m mismatches)"
+[ "$m" -eq 0 ] || grep -l 'MISMATCH' "$out"/record-*.txt 2>/dev/null | head -1 | xargs -r head -40 | sed 's/^/# /'
 
 # liar_graph HOW OUT: running threads under oracle_graph=1, the stand-in
 # lying (HOW) in 1 of 10 walks; sets $lies.
