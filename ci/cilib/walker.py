@@ -81,11 +81,11 @@ def markdown(cov, top=15):
     return out
 
 
-def source_lines(module, offsets, timeout=120):
-    """{source file (base name): sorted line numbers} of the blocks at these offsets, through
-    addr2line and the module's line tables (its -dbg file by build-id, where the distribution
-    ships one); {} where there are none, no addr2line, or the module is not on this machine
-    (a JDK run in a root: its path is the root's)."""
+def block_lines(module, offsets, timeout=120):
+    """{offset: (source file base name, line)} of the blocks at these offsets, through addr2line
+    (one answer line per address) and the module's line tables (its -dbg file by build-id,
+    where the distribution ships one); {} where there are none, no addr2line, or the module is
+    not on this machine (a JDK run in a root: its path is the root's)."""
     if not offsets or not module or not os.path.isfile(module):
         return {}
     try:
@@ -93,12 +93,20 @@ def source_lines(module, offsets, timeout=120):
                              text=True, timeout=timeout)
     except (OSError, subprocess.SubprocessError):
         return {}
-    files = {}
-    for out in res.stdout.splitlines():
+    where = {}
+    for off, out in zip(offsets, res.stdout.splitlines()):
         path, _, rest = out.partition(':')
         line = rest.split(' ', 1)[0]
         if path and path != '??' and line.isdigit() and line != '0':
-            files.setdefault(os.path.basename(path), set()).add(int(line))
+            where[off] = (os.path.basename(path), int(line))
+    return where
+
+
+def _by_file(places):
+    """(file, line) pairs -> {file: sorted distinct lines}."""
+    files = {}
+    for f, line in places:
+        files.setdefault(f, set()).add(line)
     return {f: sorted(v) for f, v in files.items()}
 
 
@@ -140,7 +148,10 @@ def summary(tree, lines=True):
     cov = union(tree, offsets=True)
     if cov:
         offsets = cov.pop('offsets')
-        cov['source_lines'] = source_lines(cov['module'], offsets) if lines else {}
-        armed = source_lines(cov['module'], armed_offsets(tree, cov['module'])) if lines else {}
-        cov['source_unreached'] = {f: sorted(set(v) - set(cov['source_lines'].get(f, ()))) for f, v in armed.items()}
+        armed = armed_offsets(tree, cov['module'])
+        # One addr2line run for both lists: the reached blocks are among the armed.
+        where = block_lines(cov['module'], sorted(set(offsets) | set(armed))) if lines else {}
+        cov['source_lines'] = _by_file(where[o] for o in offsets if o in where)
+        missed = _by_file(where[o] for o in armed if o in where)
+        cov['source_unreached'] = {f: sorted(set(v) - set(cov['source_lines'].get(f, ()))) for f, v in missed.items()}
     return cov
