@@ -105,6 +105,8 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
         old->sa_sigaction(sig, si, uc);
     } else if (old->sa_handler == SIG_DFL) {
         /* Nobody else wants it: restore the default and let it refault. */
+        atomic_store(&dying, 1);
+        wcov_disarm(); /* a core dump shows the code, not our breakpoints */
         struct sigaction dfl;
         memset(&dfl, 0, sizeof dfl);
         dfl.sa_handler = SIG_DFL;

@@ -13,6 +13,20 @@ HEADER = re.compile(r'^# walker coverage of (\S+): \d+ of (\d+) blocks, \d+ of (
 ARMED_HEADER = re.compile(r'^# walker blocks armed in (\S+): ')
 
 
+def _listing(path, header):
+    """Both block files share one layout: a header line, then 'OFFSET FUNCTION' lines.
+    (header match or None, [(offset, function)]); (None, []) if unreadable or another header."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None, []
+    m = header.match(lines[0]) if lines else None
+    if not m:
+        return None, []
+    return m, [(off, fn) for off, _, fn in (l.partition(' ') for l in lines[1:]) if off.startswith('0x')]
+
+
 def union(tree, offsets=False):
     """{'module', 'blocks', 'functions', 'reached', 'by_function': {name: n}, 'files'}, with
     'offsets' (the reached blocks) if asked; None if no job wrote the file."""
@@ -21,22 +35,14 @@ def union(tree, offsets=False):
     for root, _dirs, names in os.walk(tree):
         if 'walker-coverage.txt' not in names:
             continue
-        path = os.path.join(root, 'walker-coverage.txt')
-        try:
-            with open(path, encoding='utf-8', errors='replace') as f:
-                lines = f.read().splitlines()
-        except OSError:
-            continue
-        m = HEADER.match(lines[0]) if lines else None
+        m, entries = _listing(os.path.join(root, 'walker-coverage.txt'), HEADER)
         if not m:
             continue
         files += 1
         module = module or m.group(1)
         blocks, functions = max(blocks, int(m.group(2))), max(functions, int(m.group(3)))
-        for line in lines[1:]:
-            off, _, fn = line.partition(' ')
-            if off.startswith('0x') and off not in reached:
-                reached[off] = fn
+        for off, fn in entries:
+            reached.setdefault(off, fn)
     if not files:
         return None
     for fn in reached.values():
@@ -113,15 +119,10 @@ def _by_file(places):
 def armed_offsets(tree, module):
     """The offsets of every armed block, from TREE/walker-blocks.txt (written once per campaign
     by its first job to end, ci/job), if it names the same module; else []."""
-    try:
-        with open(os.path.join(tree, 'walker-blocks.txt'), encoding='utf-8', errors='replace') as f:
-            lines = f.read().splitlines()
-    except OSError:
-        return []
-    m = ARMED_HEADER.match(lines[0]) if lines else None
+    m, entries = _listing(os.path.join(tree, 'walker-blocks.txt'), ARMED_HEADER)
     if not m or m.group(1) != module:
         return []
-    return [l.partition(' ')[0] for l in lines[1:] if l.startswith('0x')]
+    return [off for off, _fn in entries]
 
 
 def ranges(lines):
