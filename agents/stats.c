@@ -174,6 +174,9 @@ void stats_summary(FILE *f, double t)
     uintptr_t csr = vm_structs_call_stub_return();
     fprintf(f, "asgf: call stub return pc %#lx (gHotSpotVMStructs), inside a reported VM stub: %s\n",
             (unsigned long)csr, !csr ? "unknown" : jit_code_in_blob(csr) ? "yes" : "no");
+    uintptr_t barrier = jit_code_cont_barrier();
+    fprintf(f, "asgf: continuation return barrier %#lx%s\n", (unsigned long)barrier,
+            barrier ? "" : " (not reported: a VM without continuations)");
     if (stats.queue_handled)
         fprintf(f, "asgf: queue handlers ran %llu times, mean frames %.1f\n", stats.queue_handled,
                 (double)stats.queue_frames / (double)stats.queue_handled);

@@ -107,7 +107,10 @@ CASE_KIND(2, region, MUT_REGION)
  * handler of a known compiled method, where frame construction reads the
  * original pc through sp without a check; call_stub_ret: exactly the pc
  * a Java call returns to in the call stub, which makes its frame an entry
- * frame whose JavaCallWrapper pointer the walker reads from the stack. */
+ * frame whose JavaCallWrapper pointer the walker reads from the stack;
+ * cont_barrier: exactly the continuation return barrier, where a walker
+ * turns to the thread's continuation entry for the frame's sp (21 and 25
+ * look it up without a check that one exists). */
 #ifndef CASE_REGION
 #define CASE_REGION(code, name, id)
 #endif
@@ -127,6 +130,7 @@ CASE_REGION(12, nmethod_entry, REGION_NMETHOD_ENTRY)
 CASE_REGION(13, code_blob, REGION_CODE_BLOB)
 CASE_REGION(14, deopt_handler, REGION_DEOPT_HANDLER)
 CASE_REGION(15, call_stub_ret, REGION_CALL_STUB_RET)
+CASE_REGION(16, cont_barrier, REGION_CONT_BARRIER)
 
 /* CASE_REG_<ARCH>(code, name, alias, slot): logical registers. 0 pc, 1 sp,
  * 2 fp on every architecture; name is what the text form prints, alias

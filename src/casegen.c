@@ -90,14 +90,14 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
         REGION_CODE_BLOB, REGION_CODE_BLOB, REGION_NMETHOD_ENTRY, REGION_NMETHOD_TAIL, REGION_CODE_CACHE,
         REGION_LIBJVM_TEXT, REGION_OTHER_STACK, REGION_IMAGE, REGION_IMAGE, REGION_GUARD_PAGE,
         REGION_JAVA_HEAP, REGION_UNMAPPED, REGION_NULL_PAGE, REGION_MISALIGNED, REGION_DEOPT_HANDLER,
-        REGION_CALL_STUB_RET,
+        REGION_CALL_STUB_RET, REGION_CONT_BARRIER,
     };
-    unsigned pick = (unsigned)(r % 21);
+    unsigned pick = (unsigned)(r % 22);
     for (int w = 0; w < s->nwords; w++) {
         uint64_t v = casegen_next(st);
         if (pick < sizeof regions) {
             s->kind = MUT_REGION, s->region = regions[pick], s->words[w] = (int64_t)v;
-        } else if (pick < 19) {
+        } else if (pick < 20) {
             /* valid-looking but wrong: a Method*, bcp or sender sp a little off */
             s->kind = MUT_DELTA, s->region = 0;
             int64_t d = (int64_t)(v % 64) * ((v >> 8) % 4 ? 8 : 1);
@@ -122,15 +122,31 @@ static void forge_entry_frame(uint64_t *st, struct case_stack_patch *ret, struct
     *fp = (struct case_stack_patch){anchor, MUT_REGION, REGION_IMAGE, 1, by_fp ? 0 : -8, {(int64_t)casegen_next(st)}};
 }
 
+/* A forged continuation bottom: a return address becomes the return
+ * barrier, as if the caller's frames had been frozen into a heap chunk. The
+ * walker then asks the thread for the continuation entry that holds this
+ * frame's sp, and a platform thread has none. */
+static void forge_cont_bottom(uint64_t *st, struct case_stack_patch *ret)
+{
+    uint64_t r = casegen_next(st);
+    int by_fp = r % 3 == 0;
+    uint8_t anchor = by_fp ? (uint8_t)(STK_FP + (r >> 2) % 3) : (uint8_t)(STK_RET1 + (r >> 2) % 4);
+    *ret = (struct case_stack_patch){anchor, MUT_REGION, REGION_CONT_BARRIER, 1, by_fp ? 8 : 0, {0}};
+}
+
 static void forge(uint64_t *st, struct case_prog *p)
 {
     if (casegen_next(st) % 4 == 0) near(st, p);
     p->nstk = 1 + (int)(casegen_next(st) % 3);
     int first = 0;
-    if (casegen_next(st) % 4 == 0) {
+    uint64_t shape = casegen_next(st) % 8;
+    if (shape < 2) {
         forge_entry_frame(st, &p->stk[0], &p->stk[1]);
         first = 2;
         if (p->nstk < 2) p->nstk = 2;
+    } else if (shape == 2) {
+        forge_cont_bottom(st, &p->stk[0]);
+        first = 1;
     }
     for (int i = first; i < p->nstk; i++) {
         struct case_stack_patch *s = &p->stk[i];

@@ -46,10 +46,18 @@ static _Atomic uintptr_t blob_starts[BLOBS];
 static _Atomic uintptr_t blob_sizes[BLOBS];
 static _Atomic unsigned long nblobs;
 
+/* The stub a frame returns to when the frames of its caller were frozen
+ * into a heap chunk (a virtual thread's continuation, 19 and later), by
+ * the names the VMs report it under: 19 to 23, and 24 on. */
+static const char *const cont_barrier_names[] = {"Cont thaw return barrier", "cont_returnBarrier"};
+static _Atomic uintptr_t cont_barrier;
+
 static void JNICALL on_blob(jvmtiEnv *env, const char *name, const void *addr, jint length)
 {
-    (void)env, (void)name;
+    (void)env;
     if (!addr || length <= 0) return;
+    for (unsigned k = 0; name && k < sizeof cont_barrier_names / sizeof *cont_barrier_names; k++)
+        if (!strcmp(name, cont_barrier_names[k])) atomic_store(&cont_barrier, (uintptr_t)addr);
     unsigned long i = atomic_fetch_add(&nblobs, 1);
     if (i >= BLOBS) return;
     atomic_store(&blob_sizes[i], (uintptr_t)length);
@@ -171,3 +179,5 @@ int jit_code_in_blob(uintptr_t pc)
     }
     return 0;
 }
+
+uintptr_t jit_code_cont_barrier(void) { return atomic_load(&cont_barrier); }

@@ -28,6 +28,10 @@ int jit_code_pick_blob(uint64_t n, uintptr_t *start, uintptr_t *size);
 /* [handler-safe] Whether pc lies inside a reported stub or blob (a linear
  * scan: for stats lines and tests, not for every sample). */
 int jit_code_in_blob(uintptr_t pc);
+/* [handler-safe] The continuation return barrier's entry: the pc a frame
+ * returns to when its caller's frames are frozen in a heap chunk. 0 on
+ * VMs without continuations (before 19) or before the stub is reported. */
+uintptr_t jit_code_cont_barrier(void);
 /* How many blobs are known (for stats lines and tests). */
 unsigned long jit_code_blob_count(void);
 

@@ -54,6 +54,11 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
         uintptr_t pc = vm_structs_call_stub_return();
         return pc ? pc : mutate_region_value(REGION_CODE_BLOB, off, real, self, img);
     }
+    case REGION_CONT_BARRIER: {
+        /* no continuations (11, 17): a stub like it */
+        uintptr_t pc = jit_code_cont_barrier();
+        return pc ? pc : mutate_region_value(REGION_CODE_BLOB, off, real, self, img);
+    }
     case REGION_CODE_BLOB:
         if (jit_code_pick_blob(off >> 16, &start, &size)) return start + (off & 0xffff) % (size ? size : 1);
         return regions_bounds(REGION_CODE_CACHE, &lo, &hi) ? within(lo, hi, off) : off;

@@ -49,5 +49,13 @@ else
   rc=$? tw=$(json_field "$d/vt/summary.json" threads_walked)
   [ $rc -le 1 ] && [ "$tw" -ge 3 ]
   ok $? "JDK 21: vthreads walks its 2 workers and the carriers too ($tw threads walked, exit $rc)"
+  # A return address forged to the continuation return barrier: 21's safe_for_sender hands the
+  # platform thread's missing continuation entry on unchecked (corpus/reproducers).
+  r=corpus/reproducers/jdk21-continuation-bottom-sender-f0fc58
+  crash-triage/repro "$r.case" --java-home "$h" --via stress --scenario spin --time 5s --protect 0 -n 1 \
+    --expect f0fc587d958e >"$d/cb.out" 2>&1
+  rc=$?
+  [ $rc = 0 ] && grep -q 'REPRODUCED (same signature)' "$d/cb.out"
+  ok $? "JDK 21: region cont_barrier meets continuation_bottom_sender's unchecked entry, hs_err with protection off (exit $rc)"
 fi
 tap_done
