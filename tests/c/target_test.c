@@ -145,7 +145,20 @@ int main(void)
     CHECK(signals() - s0 == 10, "80 cases took 10 signals (%llu)", signals() - s0);
     int held = held_per_batch(8, &moved);
     CHECK(held, "the target does not run while it is held: one counter value per batch");
-    CHECK(moved > 0, "between batches the target ran again (its counter moved at %d of 9 new signals)", moved);
+    /* Between batches the target only runs if it wins a race with the next
+     * signal (docs/limits.md: it is sent once the target has cleared its
+     * flag, before sigreturn); a machine loaded by other work can make it
+     * lose every one of the 9 boundaries of a round. So: up to 5 rounds,
+     * and the check is that it runs again at all. */
+    int rounds = 1, moved_all = moved;
+    for (; moved_all == 0 && rounds < 5; rounds++) {
+        target_release();
+        run(80, MODE_SIGNAL, 0, &faults);
+        held &= held_per_batch(8, &moved);
+        moved_all += moved;
+    }
+    CHECK(moved_all > 0 && held, "between batches the target ran again (its counter moved at %d of %d new signals)",
+          moved_all, 9 * rounds);
 
     target_release();
     s0 = signals();
