@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <ucontext.h>
-#include "guard.h"
+#include "guard_call.h"
 
 #define RECORD_MAX_FRAMES 64
 

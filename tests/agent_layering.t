@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The agent's modules: none names another's global variable, and no two of
+# The agent's and the core's modules: none names another's global variable, and no two of
 # them include or call each other in a circle (tests/c_layering.py). The same
 # check on a planted knot shows it can fail.
 cd "$(dirname "$0")/.." || exit 1
@@ -9,6 +9,10 @@ python3 tests/c_layering.py agents > "$d/agents.out" 2>&1
 rc=$?
 sed 's/^/# /' "$d/agents.out"
 ok $rc "agents/: no module names another's global, no include or call circle"
+python3 tests/c_layering.py src > "$d/src.out" 2>&1
+rc=$?
+grep -v '^[0-9]* modules' "$d/src.out" | sed 's/^/# /'
+ok $rc "src/: no module names another's global, no include or call circle"
 mkdir "$d/knot"
 cat > "$d/knot/a.c" <<'C'
 #include "b.h"
