@@ -39,6 +39,7 @@ struct agent_config {
     char oracle_rules[256]; /* "": the built-in rules */
     int oracle_graph;   /* oracle: also walks of running threads against their callers' bytecode */
     int walker_cov;     /* breakpoint coverage of libjvm's walker (src/walker_cov.h) */
+    int vthread_warmup; /* one virtual thread before sampling (src/vm_warmup.h) */
     int posix_timer;    /* timer=posix: per-thread kernel timers instead of the sampler's tgkill */
     unsigned queue_ops; /* mode=queue: CASEGEN_QOPS_* groups (casegen.h) */
     int nqop;           /* qops=: qop records every case carries */

@@ -92,6 +92,7 @@ static const char *set_records_per_key(void *c, const char *v) { return opt_pars
 static const char *set_oracle(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle); }
 static const char *set_oracle_graph(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle_graph); }
 static const char *set_walker_cov(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->walker_cov); }
+static const char *set_vthread_warmup(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->vthread_warmup); }
 static const char *set_oracle_rules(void *c, const char *v)
 {
     if (!v || !*v || strlen(v) >= sizeof CFG(c)->oracle_rules) return "expected a rules file, got";
@@ -174,6 +175,9 @@ static const struct opt_def defs[] = {
     {"walker_cov", "0|1: one-shot breakpoints on the basic blocks of libjvm's stack-walking functions, found in its "
                    "symbol table; the blocks reached go to out/walker-coverage.txt and summary.json (default 0)",
      set_walker_cov},
+    {"vthread_warmup", "0|1: run one virtual thread to its end before sampling (JDK 21 and later), so the VM's "
+                       "continuation state exists before any walk; 0 keeps the state of a VM that never entered a "
+                       "continuation (default 1)", set_vthread_warmup},
     {"oracle_graph", "0|1: with oracle=1, also walk threads running Java where the signal finds them and check "
                      "each caller's bytecode calls the frame above it (default 0)", set_oracle_graph},
     {"oracle_rules", "file of the oracle's excuse rules (default: the built-in agents/oracle-rules.txt)", set_oracle_rules},
@@ -196,7 +200,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
     *cfg = (struct agent_config){
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
-        .queue_size = 64, .suspend = 1, .max_records = RECORD_TOTAL_DEFAULT, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .queue_size = 64, .suspend = 1, .vthread_warmup = 1, .max_records = RECORD_TOTAL_DEFAULT, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .queue_ops = CASEGEN_QOPS_ALL,
     };
     if (options_parse(text, defs, cfg, err, errlen)) return -1;

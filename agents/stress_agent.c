@@ -30,6 +30,7 @@
 #include "startup.h"
 #include "stats.h"
 #include "suspend_walker.h"
+#include "vm_warmup.h"
 #include "walker_cov.h"
 
 /* The agent's state, here only: every module gets what it needs at init. */
@@ -73,6 +74,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
         suspend_walker_start(env, jni, agent_cfg.interval_ns))
         fail("suspend walker", "cannot start");
     if (agent_cfg.oracle && oracle_start(env, jni, agent_cfg.out, agent_cfg.oracle_graph, &why)) fail("oracle", why);
+    if (agent_cfg.vthread_warmup && vm_warmup_continuation(jni, &why) < 0) fail("virtual-thread warm-up", why);
     if (sampler_start(&agent_cfg, agent_api)) fail("sampler", "cannot start");
 }
 

@@ -34,6 +34,7 @@
 #include "sigsafe.h"
 #include "startup.h"
 #include "target.h"
+#include "vm_warmup.h"
 
 #define SAMPLE_SIGNAL SIGPROF
 #define MAX_WORKERS 64
@@ -79,6 +80,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_MAX_RECORDS", ENV_LONG, CFG(max_records), 0, 1000000000},
     {"ASGF_WALKER_COV", ENV_BOOL, CFG(walker_cov), 0, 0},
     {"ASGF_WALKER_FEEDBACK", ENV_BOOL, CFG(walker_feedback), 0, 0},
+    {"ASGF_VTHREAD_WARMUP", ENV_BOOL, CFG(vthread_warmup), 0, 0},
     {NULL, 0, 0, 0, 0},
 };
 
@@ -144,7 +146,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
-        .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1,
+        .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
     };
     for (char **e = environ; *e; e++) {
         if (strncmp(*e, "ASGF_", 5)) continue;
@@ -424,6 +426,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     api_kind_parse(h.cfg.api, &sc.api);
     record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
+    if (h.cfg.vthread_warmup && vm_warmup_continuation(env, &why) < 0) return errorf(err, errlen, "virtual-thread warm-up: %s", why);
     /* Unloaded methods become the stale handles of method_info cases. */
     lc_register_unload_handler(h.api, info_calls_on_unload, NULL);
     int caps = lc_capabilities(h.api);

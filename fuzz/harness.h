@@ -64,6 +64,7 @@ struct harness_config {
     long max_records;         /* ASGF_MAX_RECORDS: crash records per output directory (100000) */
     int walker_cov;           /* ASGF_WALKER_COV: breakpoint coverage of libjvm's walker (1; src/walker_cov.h) */
     int walker_feedback;      /* ASGF_WALKER_FEEDBACK: newly reached walker blocks are fuzzer features (1) */
+    int vthread_warmup;       /* ASGF_VTHREAD_WARMUP: one virtual thread before the first case (1; src/vm_warmup.h) */
     int mode_override;        /* not from env: -1, or a MODE_* every case runs in (replay --mode) */
 };
 

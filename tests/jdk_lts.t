@@ -52,10 +52,17 @@ else
   # A return address forged to the continuation return barrier: 21's safe_for_sender hands the
   # platform thread's missing continuation entry on unchecked (corpus/reproducers).
   r=corpus/reproducers/jdk21-continuation-bottom-sender-f0fc58
-  crash-triage/repro "$r.case" --java-home "$h" --via stress --scenario spin --time 5s --protect 0 -n 1 \
+  crash-triage/repro "$r.case" --java-home "$h" --via stress --scenario spin --time 5s --protect 0 -n 1 --agent vthread_warmup=0 \
     --expect f0fc587d958e >"$d/cb.out" 2>&1
   rc=$?
   [ $rc = 0 ] && grep -q 'REPRODUCED (same signature)' "$d/cb.out"
   ok $? "JDK 21: region cont_barrier meets continuation_bottom_sender's unchecked entry, hs_err with protection off (exit $rc)"
+  # By default the agent enters a continuation first (src/vm_warmup.h): the same case then walks
+  # on, and a protected run does not hang on the static the fault would have left half made.
+  mkdir -p "$d/cbcase" && cp "$r.case" "$d/cbcase/"
+  stress/run --java-home "$h" --scenario spin --time 5s --out "$d/cbw" --agent "mutate=corpus:$d/cbcase" >"$d/cbw.v" 2>&1
+  rc=$? walks=$(json_field "$d/cbw/summary.json" walks)
+  [ $rc = 0 ] && [ "${walks:-0}" -gt 1000 ]
+  ok $? "JDK 21: after the virtual-thread warm-up the case walks without a fault ($walks walks, exit $rc)"
 fi
 tap_done
