@@ -204,20 +204,28 @@ def finding_command(member_path):
     return None
 
 
+# Agent options that change the VM a case acts on rather than how cases are made: a replay
+# runs with them. vthread_warmup=0 keeps a VM that never entered a continuation, the only
+# state in which 21's ContinuationEntry::to_frame() faults (src/vm_warmup.h).
+STATE_OPTIONS = ('vthread_warmup',)
+
+
 def stress_settings(cmd):
-    """(scenario, JVM flags) of a stress/run command line (its last line), each None when
-    absent; (None, None) for anything else. A replay needs both: forged words found under
-    -Xint mean nothing to compiled frames."""
+    """(scenario, JVM flags, agent options) of a stress/run command line (its last line),
+    each None when absent; (None, None, None) for anything else. A replay needs all three:
+    forged words found under -Xint mean nothing to compiled frames, and the agent options
+    kept are the STATE_OPTIONS of its --agent."""
     try:
         words = shlex.split(cmd.splitlines()[-1]) if cmd else []
     except ValueError:
-        return None, None
+        return None, None, None
     if not words or not words[0].endswith('stress/run'):
-        return None, None
+        return None, None, None
 
     def value(opt):
         return words[words.index(opt) + 1] if opt in words[:-1] else None
-    return value('--scenario'), value('--jvm-flags')
+    kept = [o for o in (value('--agent') or '').split(',') if o.partition('=')[0] in STATE_OPTIONS]
+    return value('--scenario'), value('--jvm-flags'), ','.join(kept) or None
 
 
 def replay_binary():
