@@ -120,3 +120,16 @@ grep -q 'expected signature taken from the unmodified case: 0ccd219a2649 SIGSEGV
 ok $? "minimize names the signature it keeps"
 $RP "$tmp/five.min" -n 2 --test-plant 0x10 >"$tmp/r8" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'in 2/2 attempts' "$tmp/r8"; ok $? "real JVM, test hook: repro 2/2 fresh JVMs (rc $rc)"
+
+# A stress find replays with its workload, its JVM flags and the agent options that make the VM
+# it acted on (vthread_warmup=0: a VM that never entered a continuation), not the others.
+python3 - <<'PY'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import reproduce as R
+cmd = 'x\n/r/stress/run --out o --time 42s --scenario spin,inline --agent mode=signal,mutate=forge,vthread_warmup=0,seed=3 --jvm-flags -Xint'
+got = [R.stress_settings(cmd), R.stress_settings('/r/stress/run --scenario spin --agent mutate=forge'),
+       R.stress_settings('/r/fuzz/run-libfuzzer --out o')]
+want = [('spin,inline', '-Xint', 'vthread_warmup=0'), ('spin', None, None), (None, None, None)]
+print(('ok' if got == want else 'not ok') + ' - stress_settings keeps scenario, JVM flags and state options only (%r)' % (got,))
+PY
