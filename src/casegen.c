@@ -108,6 +108,15 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
     }
 }
 
+/* A return-address slot for a forged frame boundary, from r: a third of the
+ * time the word above a saved fp (offset 8 from that anchor, *by_fp set),
+ * else a word found by its code-address value (offset 0). */
+static uint8_t return_anchor(uint64_t r, int *by_fp)
+{
+    *by_fp = r % 3 == 0;
+    return *by_fp ? (uint8_t)(STK_FP + (r >> 2) % 3) : (uint8_t)(STK_RET1 + (r >> 2) % 4);
+}
+
 /* A forged entry frame, two records: a return address (found by value, or
  * above a saved fp) becomes the call stub's, and the saved fp below it
  * points into the copy. The walker takes the sender for an entry frame and
@@ -115,9 +124,8 @@ static void forge_value(uint64_t r, uint64_t *st, struct case_stack_patch *s)
  * only that the slot, not the pointer in it, lies on the stack. */
 static void forge_entry_frame(uint64_t *st, struct case_stack_patch *ret, struct case_stack_patch *fp)
 {
-    uint64_t r = casegen_next(st);
-    int by_fp = r % 3 == 0;
-    uint8_t anchor = by_fp ? (uint8_t)(STK_FP + (r >> 2) % 3) : (uint8_t)(STK_RET1 + (r >> 2) % 4);
+    int by_fp;
+    uint8_t anchor = return_anchor(casegen_next(st), &by_fp);
     *ret = (struct case_stack_patch){anchor, MUT_REGION, REGION_CALL_STUB_RET, 1, by_fp ? 8 : 0, {0}};
     *fp = (struct case_stack_patch){anchor, MUT_REGION, REGION_IMAGE, 1, by_fp ? 0 : -8, {(int64_t)casegen_next(st)}};
 }
@@ -128,9 +136,8 @@ static void forge_entry_frame(uint64_t *st, struct case_stack_patch *ret, struct
  * frame's sp, and a platform thread has none. */
 static void forge_cont_bottom(uint64_t *st, struct case_stack_patch *ret)
 {
-    uint64_t r = casegen_next(st);
-    int by_fp = r % 3 == 0;
-    uint8_t anchor = by_fp ? (uint8_t)(STK_FP + (r >> 2) % 3) : (uint8_t)(STK_RET1 + (r >> 2) % 4);
+    int by_fp;
+    uint8_t anchor = return_anchor(casegen_next(st), &by_fp);
     *ret = (struct case_stack_patch){anchor, MUT_REGION, REGION_CONT_BARRIER, 1, by_fp ? 8 : 0, {0}};
 }
 
