@@ -412,6 +412,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     h.cfg = *c;
     long long t0 = sigsafe_now_ns();
     if (mkdirs(h.cfg.out)) return errorf(err, errlen, "cannot create %s: %s", h.cfg.out, strerror(errno));
+    if (record_note_sysroot(h.cfg.out))
+        return errorf(err, errlen, "cannot write %s/sysroot: %s", h.cfg.out, strerror(errno));
 
     JNIEnv *env;
     if (create_vm(&env, err, errlen)) return -1;

@@ -236,6 +236,18 @@ void record_read_env(void)
     if (r && *r == '/' && strlen(r) < sizeof sysroot) memcpy(sysroot, r, strlen(r) + 1);
 }
 
+int record_note_sysroot(const char *dir)
+{
+    record_read_env();
+    if (!sysroot[0] || !dir) return 0;
+    char path[4096];
+    if ((size_t)snprintf(path, sizeof path, "%s/sysroot", dir) >= sizeof path) return -1;
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "%s\n", sysroot);
+    return fclose(f) ? -1 : 0;
+}
+
 void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,
                  const char *mode)
 {

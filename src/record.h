@@ -56,6 +56,12 @@ int record_out_of_space(void);
  * so triage finds their modules there. Call before faults can happen. */
 void record_read_env(void);
 
+/* Not handler-safe: writes DIR/sysroot naming the root of ASGF_SYSROOT, when
+ * there is one (it calls record_read_env). A JVM's own hs_err file cannot name it, and triage reads
+ * the file beside it (stress/run writes the same file). 0, or -1 on a failed
+ * write. */
+int record_note_sysroot(const char *dir);
+
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):
  * the magic, pid, tid, thread, time, backend, entry and mode, and the
  * sysroot if there is one; NULL says "?". */

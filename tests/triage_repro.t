@@ -95,6 +95,16 @@ $MIN "$tmp/none.txt" -o "$tmp/m3.case" >"$tmp/m3" 2>&1; rc=$?
 $MIN "$tmp/out/buckets/$sigA" -o "$tmp/m4.case" --max-steps 2 >"$tmp/m4" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'stopped at --max-steps 2' "$tmp/m4"; ok $? "--max-steps bounds the work and says so (rc $rc)"
 
+# A replay tool that cannot load (a JDK's libjvm that wants a newer glibc than the tool's)
+# exits 1 without its faults line: that attempt did not run (exit 3); it is no clean run.
+mkdir -p "$tmp/noload/fuzz"
+printf '#!/bin/sh\necho "asgf-replay: libc.so.6: version GLIBC_2.99 not found" >&2\nexit 1\n' >"$tmp/noload/fuzz/asgf-replay"
+chmod +x "$tmp/noload/fuzz/asgf-replay"
+BUILD=$tmp/noload $RP "$tmp/three.case" -n 2 >"$tmp/r9" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q 'attempt 2/2: did not run: replay exit 1 without a result: .*GLIBC_2.99' "$tmp/r9" \
+  && ! grep -q 'no fault' "$tmp/r9"
+ok $? "a replay that never walked is 'did not run', exit 3, not 'no fault' (rc $rc)"
+
 # -- the real replay tool with the test hook ------------------------------------------------
 export BUILD=$REAL_BUILD
 if [ ! -x "$REAL_BUILD/fuzz/asgf-replay" ]; then
@@ -120,6 +130,10 @@ grep -q 'expected signature taken from the unmodified case: 0ccd219a2649 SIGSEGV
 ok $? "minimize names the signature it keeps"
 $RP "$tmp/five.min" -n 2 --test-plant 0x10 >"$tmp/r8" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'in 2/2 attempts' "$tmp/r8"; ok $? "real JVM, test hook: repro 2/2 fresh JVMs (rc $rc)"
+# In a JDK's root the JVM's hs_err cannot say where its modules are: the harness leaves the
+# root's name beside it, as stress/run does, for triage to symbolize them there.
+ASGF_SYSROOT=$tmp/a-root fuzz/replay -n 1 --record-dir "$tmp/sr" "$tmp/five.min" >"$tmp/r10" 2>&1; rc=$?
+[ "$(cat "$tmp/sr/sysroot" 2>/dev/null)" = "$tmp/a-root" ]; ok $? "the replay tool names ASGF_SYSROOT in its record directory (rc $rc)"
 
 # A stress find replays with its workload, its JVM flags and the agent options that make the VM
 # it acted on (vthread_warmup=0: a VM that never entered a continuation), not the others.

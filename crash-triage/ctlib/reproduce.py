@@ -347,12 +347,13 @@ class Runner:
             env['ASGF_SCENARIO'] = self.scenario
         if self.test_plant:
             env['ASGF_TEST_PLANT'] = self.test_plant
-        if self.java_home:
-            server = os.path.join(self.java_home, 'lib', 'server')
-            env['LD_LIBRARY_PATH'] = server + (':' + env['LD_LIBRARY_PATH']
-                                               if env.get('LD_LIBRARY_PATH') else '')
+        # fuzz/replay finds libjvm from JAVA_HOME, and runs the tool inside the root of a
+        # JDK that ci/install-jdk put in one: the tool alone cannot load that libjvm (it
+        # wants the root's newer glibc), exits 1, and looked like a clean run.
+        env['BUILD'] = os.path.dirname(os.path.dirname(self.tool))
         out = os.path.join(d, 'out')
-        argv = [self.tool, '-n', str(walks), '--record-dir', out, os.path.join(d, 'case.bin')]
+        argv = [os.path.join(REPO, 'fuzz', 'replay'), '-n', str(walks), '--record-dir', out,
+                os.path.join(d, 'case.bin')]
         a = Attempt(index)
         timeout = self.timeout or 120 + walks // 100
         p = _run(a, argv, env, timeout, 'replay timed out after %ds', cwd=d)
@@ -379,6 +380,12 @@ class Runner:
             a.note = 'replay exit %d' % rc
             if a.faults is None:
                 a.faults, a.walks = None, walks
+        elif a.faults is None:
+            # every run of the tool ends with its faults line: without one it never
+            # walked (a loader error, a JVM that did not start), whatever its status
+            a.ran, a.verdict = False, 'not run'
+            a.note = 'replay exit %d without a result: %s' % (
+                rc, _last_line(p.stderr) or _last_line(p.stdout))
         else:
             a.verdict = 'fault' if a.faults else 'no fault'
         return a
