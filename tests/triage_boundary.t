@@ -31,6 +31,8 @@ record() {
     printf 'backend: asgst\nentry: run_with_iterator\nmode: signal\nkey: %s\noutcome: fault\nvm_last: none\n' "$key"
     printf 'signal: 11 SIGSEGV\nsi_code: 1\nsi_addr: 0x0000000000000018\n'
     for f in "$@"; do
+      # OWN: a frame in one of our modules (the agent; no file needed for its name)
+      if [ "$f" = OWN ]; then printf 'frame: %d 0x00007f1000001234 /nowhere/libasgfagent.so+0x1234\n' $i; i=$((i + 1)); continue; fi
       sym=${f%+*} delta=${f#*+}
       off=$(addr "$sym" "$delta")
       [ $i = 0 ] && printf 'pc: 0x00007f0000%06x %s+%s\n' $((off)) "$mod" "$off"
@@ -90,4 +92,21 @@ record "$d/entry" e 00000000000000d1 tm_other_site+4 ASGST_RunWithIterator+4
 record "$d/entry" f 00000000000000d2 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4
 crash-triage/triage --out "$d/o-entry" "$d/entry" > /dev/null 2>&1
 [ "$(buckets "$d/o-entry" | wc -l)" = 2 ]; ok $? "a fault reached straight from the entry is not folded into a deeper caller's bucket"
+
+# One bug, reached from our iterator callback and from our queue handler: the VM called our
+# code back, and that code called the VM again. Below our frame lies the VM code that drove
+# the callback, one path or the other: our frame ends the signature. (The fault site's leaf
+# frame hides the API entry from a frame-pointer walk, as the stand-in's planted bugs do.)
+record "$d/cb" cb1 00000000000000e1 tm_other_site+4 OWN tm_caller_a+4 tm_run_from+4
+record "$d/cb" cb2 00000000000000e2 tm_other_site+4 OWN tm_interrupted_b+4 tm_caller_b+4
+crash-triage/triage --out "$d/o-cb" "$d/cb" > /dev/null 2>&1
+b=$(buckets "$d/o-cb")
+[ "$b" = "2 SIGSEGV in tm_other_site" ]; ok $? "our frame below the fault ends its signature: two driving paths, one bucket ($(echo $b))"
+crash-triage/triage --explain "$(ls "$d"/cb/record-*.txt | head -1)" > "$d/x-cb" 2>&1
+grep -q '^  #1 .* -> stop: our code, which the VM called back \[own rule 2' "$d/x-cb"
+ok $? "--explain names the rule ($(grep -- '-> stop' "$d/x-cb" | cut -c1-80))"
+# Above the fault's frames our frames are skipped: a fault in our code's callee is the callee's.
+record "$d/top" t 00000000000000e3 OWN tm_other_site+4 tm_caller_a+4
+crash-triage/triage --out "$d/o-top" "$d/top" > /dev/null 2>&1
+[ "$(buckets "$d/o-top")" = "1 SIGSEGV in tm_other_site < tm_caller_a" ]; ok $? "our frame above the fault's frames is skipped ($(buckets "$d/o-top"))"
 tap_done

@@ -37,7 +37,7 @@ def _kept(frames, rules):
     its length limit and stop rules)."""
     for fr in frames:
         fn = rules.norm_function(fr.function)
-        if any(rules._matches(r, fr, fn) for r in rules.skip):
+        if any(rules._matches(r, fr, fn) for r in rules.own + rules.skip):
             continue
         yield fr
 

@@ -28,6 +28,7 @@ FRAME_KEYS = ('function', 'module', 'kind', 'no_function', 'no_module', 'why')
 # What each list's entries may hold; every entry needs a non-empty 'why'.
 LIST_KEYS = {
     'normalize': ('re', 'sub', 'repeat', 'why'),
+    'own': FRAME_KEYS,
     'skip': FRAME_KEYS,
     'entry': FRAME_KEYS,
     'probe_faults': FRAME_KEYS,
@@ -90,10 +91,11 @@ class Rules:
             c = _compile(e, ['re'], 'normalize[%d]' % i)
             self.normalize.append((c['re'], e.get('sub', ''), int(e.get('repeat', 1))))
         lists = {}
-        for name in ('skip', 'entry', 'probe_faults', 'stop_after', 'stop_before', 'boundary', 'generic'):
+        for name in ('own', 'skip', 'entry', 'probe_faults', 'stop_after', 'stop_before', 'boundary', 'generic'):
             lists[name] = [self._frame_rule(e, '%s rule %d' % (name, i + 1))
                            for i, e in enumerate(data.get(name, []))]
-        self.skip, self.entry, self.probe = lists['skip'], lists['entry'], lists['probe_faults']
+        self.own, self.skip = lists['own'], lists['skip']
+        self.entry, self.probe = lists['entry'], lists['probe_faults']
         self.stop_after, self.stop_before = lists['stop_after'], lists['stop_before']
         self.boundary = lists['boundary']
         self.generic = lists['generic']
@@ -179,7 +181,11 @@ class Rules:
         the entry, the harness below it and the signal frames are context. A fault in
         the entry function itself has no frame above it: the entry is the signature.
         A boundary (the signal trampoline) ends the fault's own stack wherever it is:
-        below it lies the code the signal interrupted."""
+        below it lies the code the signal interrupted. Our own code (the 'own' rules) is
+        skipped above the fault's frames and ends them below: there the VM called our
+        code (an iterator callback, a queue handler, a frame-mark handler) and that code
+        called the VM again, so what lies further down is the VM code that drove the
+        callback, which differs with the path and not with the bug."""
         return self._walk(frames, limit)[:3]
 
     def ended_early(self, frames, limit=None):
@@ -207,6 +213,14 @@ class Rules:
                 steps.append((i, 'stop', r))
                 how = 'stop'
                 break
+            r = self._first(self.own, fr, fn)
+            if r and out:
+                steps.append((i, 'stop: our code, which the VM called back', r))
+                how = 'stop'
+                break
+            if r:
+                steps.append((i, 'skip', r))
+                continue
             r = self._first(self.skip, fr, fn)
             if r:
                 steps.append((i, 'skip', r))
@@ -255,7 +269,7 @@ class Rules:
             r = self._first(self.probe, fr, fn)
             if r:
                 return r
-            if not self._first(self.skip, fr, fn):
+            if not (self._first(self.own, fr, fn) or self._first(self.skip, fr, fn)):
                 return None
         return None
 
