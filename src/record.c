@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdio.h> /* rename(2), async-signal-safe */
+#include <stdio.h> /* rename(2), async-signal-safe; fopen only in record_note_sysroot */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -238,10 +238,18 @@ void record_read_env(void)
 
 int record_note_sysroot(const char *dir)
 {
+    if (!dir) return 0;
     record_read_env();
-    if (!sysroot[0] || !dir) return 0;
     char path[4096];
-    if ((size_t)snprintf(path, sizeof path, "%s/sysroot", dir) >= sizeof path) return -1;
+    if ((size_t)snprintf(path, sizeof path, "%s/sysroot", dir) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (!sysroot[0]) {
+        /* A reused directory may hold one from a run in a root: this run's hs_err
+         * files are not from there. */
+        return unlink(path) && errno != ENOENT ? -1 : 0;
+    }
     FILE *f = fopen(path, "w");
     if (!f) return -1;
     fprintf(f, "%s\n", sysroot);

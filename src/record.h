@@ -57,9 +57,10 @@ int record_out_of_space(void);
 void record_read_env(void);
 
 /* Not handler-safe: writes DIR/sysroot naming the root of ASGF_SYSROOT, when
- * there is one (it calls record_read_env). A JVM's own hs_err file cannot name it, and triage reads
- * the file beside it (stress/run writes the same file). 0, or -1 on a failed
- * write. */
+ * there is one (it calls record_read_env), and removes a DIR/sysroot of an
+ * earlier run when there is none. A JVM's own hs_err file cannot name its root;
+ * triage reads the file beside it (stress/run writes the same file). 0, or -1
+ * with errno set. */
 int record_note_sysroot(const char *dir);
 
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):

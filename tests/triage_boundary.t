@@ -109,4 +109,19 @@ ok $? "--explain names the rule ($(grep -- '-> stop' "$d/x-cb" | cut -c1-80))"
 record "$d/top" t 00000000000000e3 OWN tm_other_site+4 tm_caller_a+4
 crash-triage/triage --out "$d/o-top" "$d/top" > /dev/null 2>&1
 [ "$(buckets "$d/o-top")" = "1 SIGSEGV in tm_other_site < tm_caller_a" ]; ok $? "our frame above the fault's frames is skipped ($(buckets "$d/o-top"))"
+# A libc helper our own code called (strlen on a name the VM handed our callback): the caller,
+# ours, names the bug and takes the blame; the VM frames below it drive the callback.
+python3 - <<'PY'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import blame, signature
+from ctlib.model import Frame
+R = signature.Rules.load()
+f = lambda fn, mod: Frame(module=mod, function=fn, offset=0x10)
+frames = [f('__strlen_evex', '/lib/x86_64-linux-gnu/libc.so.6'), f('on_frame', '/x/libasgfagent.so'),
+          f('JavaThread::foo', '/j/libjvm.so')]
+names, role = R.analyse(frames)[0], blame.faulting(frames, R)[1]
+good = names == ['__strlen_evex', 'on_frame'] and role == 'agent'
+print(('ok' if good else 'not ok') + ' - a libc helper under our frame: %s, blamed on %s' % (' < '.join(names), role))
+PY
 tap_done

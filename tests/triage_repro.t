@@ -97,13 +97,16 @@ $MIN "$tmp/out/buckets/$sigA" -o "$tmp/m4.case" --max-steps 2 >"$tmp/m4" 2>&1; r
 
 # A replay tool that cannot load (a JDK's libjvm that wants a newer glibc than the tool's)
 # exits 1 without its faults line: that attempt did not run (exit 3); it is no clean run.
+# The loader's own status for a missing library is 127.
 mkdir -p "$tmp/noload/fuzz"
-printf '#!/bin/sh\necho "asgf-replay: libc.so.6: version GLIBC_2.99 not found" >&2\nexit 1\n' >"$tmp/noload/fuzz/asgf-replay"
-chmod +x "$tmp/noload/fuzz/asgf-replay"
-BUILD=$tmp/noload $RP "$tmp/three.case" -n 2 >"$tmp/r9" 2>&1; rc=$?
-[ $rc = 3 ] && grep -q 'attempt 2/2: did not run: replay exit 1 without a result: .*GLIBC_2.99' "$tmp/r9" \
-  && ! grep -q 'no fault' "$tmp/r9"
-ok $? "a replay that never walked is 'did not run', exit 3, not 'no fault' (rc $rc)"
+for st in 1 127; do
+  printf '#!/bin/sh\necho "asgf-replay: libc.so.6: version GLIBC_2.99 not found" >&2\nexit %d\n' $st >"$tmp/noload/fuzz/asgf-replay"
+  chmod +x "$tmp/noload/fuzz/asgf-replay"
+  BUILD=$tmp/noload env -u JAVA_HOME $RP "$tmp/three.case" -n 2 >"$tmp/r9" 2>&1; rc=$?
+  [ $rc = 3 ] && grep -q "attempt 2/2: did not run: replay exit $st without a result: .*GLIBC_2.99" "$tmp/r9" \
+    && ! grep -q 'no fault\|crashed' "$tmp/r9"
+  ok $? "a replay that never walked (exit $st) is 'did not run', exit 3, not a clean or crashed run (rc $rc)"
+done
 
 # -- the real replay tool with the test hook ------------------------------------------------
 export BUILD=$REAL_BUILD
@@ -134,6 +137,8 @@ $RP "$tmp/five.min" -n 2 --test-plant 0x10 >"$tmp/r8" 2>&1; rc=$?
 # root's name beside it, as stress/run does, for triage to symbolize them there.
 ASGF_SYSROOT=$tmp/a-root fuzz/replay -n 1 --record-dir "$tmp/sr" "$tmp/five.min" >"$tmp/r10" 2>&1; rc=$?
 [ "$(cat "$tmp/sr/sysroot" 2>/dev/null)" = "$tmp/a-root" ]; ok $? "the replay tool names ASGF_SYSROOT in its record directory (rc $rc)"
+env -u ASGF_SYSROOT fuzz/replay -n 1 --record-dir "$tmp/sr" "$tmp/five.min" >"$tmp/r11" 2>&1; rc=$?
+[ ! -e "$tmp/sr/sysroot" ]; ok $? "a later run outside a root in the same directory removes it (rc $rc)"
 
 # A stress find replays with its workload, its JVM flags and the agent options that make the VM
 # it acted on (vthread_warmup=0: a VM that never entered a continuation), not the others.

@@ -33,19 +33,30 @@ def role(fr):
 
 
 def _kept(frames, rules):
-    """The frames the rules do not skip, top first (what the title is made of, before
-    its length limit and stop rules)."""
+    """(frame, ours) for the frames the rules do not skip, top first (what the title is
+    made of, before its length limit and stop rules). Our own frames ('own' rules) come
+    only once a frame was kept, with ours True: above the fault they are skipped."""
+    any_kept = False
     for fr in frames:
         fn = rules.norm_function(fr.function)
-        if any(rules._matches(r, fr, fn) for r in rules.own + rules.skip):
+        if any(rules._matches(r, fr, fn) for r in rules.skip):
             continue
-        yield fr
+        if any(rules._matches(r, fr, fn) for r in rules.own):
+            if any_kept:
+                yield fr, True
+            continue
+        any_kept = True
+        yield fr, False
 
 
 def faulting(frames, rules):
     """(frame, role) of the frame to blame, or (None, 'unknown')."""
     first = None
-    for fr in _kept(frames, rules):
+    for fr, ours in _kept(frames, rules):
+        if ours:
+            # only system frames were kept above it (any other was returned): our code
+            # called the system function with what broke it
+            return fr, 'agent'
         r = role(fr)
         if first is None:
             first = (fr, r)

@@ -169,8 +169,8 @@ def read_inflight(path, tid=None):
 
 def attach_sysroot(rep, path):
     """A report from a JVM run in a JDK's root (ci/install-jdk) names modules as the root
-    sees them: the run directory's `sysroot` file (stress/run writes it) says where that
-    root is, for reports that do not say so themselves (hs_err files)."""
+    sees them: the run directory's `sysroot` file (stress/run and the fuzz harnesses write
+    it) says where that root is, for reports that do not say so themselves (hs_err files)."""
     if rep.extra.get('sysroot'):
         return
     try:

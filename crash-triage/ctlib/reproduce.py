@@ -375,17 +375,18 @@ class Runner:
             a.note = 'replay exit %d: %s' % (rc, _last_line(p.stderr) or _last_line(p.stdout))
         elif rc == 4:
             a.verdict, a.note = 'not run', 'the worker never answered (replay exit 4)'
+        elif rc >= 0 and a.faults is None:
+            # every run of the tool ends with its faults line: without one it never
+            # walked (a loader error, 126/127 from the root's runner, a JVM that did not
+            # start), whatever its status. A JVM that dies of its crash dies by a signal.
+            a.ran, a.verdict = False, 'not run'
+            a.note = 'replay exit %d without a result: %s' % (
+                rc, _last_line(p.stderr) or _last_line(p.stdout))
         elif rc < 0 or (rc not in (0, 1)):
             a.verdict = 'crashed'          # protection off: the JVM died (hs_err in out/)
             a.note = 'replay exit %d' % rc
             if a.faults is None:
                 a.faults, a.walks = None, walks
-        elif a.faults is None:
-            # every run of the tool ends with its faults line: without one it never
-            # walked (a loader error, a JVM that did not start), whatever its status
-            a.ran, a.verdict = False, 'not run'
-            a.note = 'replay exit %d without a result: %s' % (
-                rc, _last_line(p.stderr) or _last_line(p.stdout))
         else:
             a.verdict = 'fault' if a.faults else 'no fault'
         return a

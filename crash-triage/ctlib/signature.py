@@ -200,6 +200,7 @@ class Rules:
         'full' (the limit or a stop_after rule) or 'ran out'."""
         limit = limit or self.top
         out, via, steps, full, how = [], None, [], False, 'ran out'
+        last_generic = False
         for i, fr in enumerate(frames):
             fn = self.norm_function(fr.function)
             name = self.frame_name(fr)
@@ -215,7 +216,12 @@ class Rules:
                 break
             r = self._first(self.own, fr, fn)
             if r and out:
-                steps.append((i, 'stop: our code, which the VM called back', r))
+                if last_generic and not full:
+                    # a libc helper (strlen, memcpy) our code called: the caller names the bug
+                    out.append(name)
+                    steps.append((i, 'keep, the generic helper\'s caller; stop: our code', r))
+                else:
+                    steps.append((i, 'stop: our code, which the VM called back', r))
                 how = 'stop'
                 break
             if r:
@@ -240,6 +246,7 @@ class Rules:
                 continue
             out.append(name)
             g = self._first(self.generic, fr, fn)
+            last_generic = bool(g)
             if g:
                 limit += g['more']
                 steps.append((i, 'keep, generic helper: %d more' % g['more'], g))
