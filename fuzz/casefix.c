@@ -1,7 +1,10 @@
 /* Mutation fix-up (see casefix.h). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "arch.h"
 #include "case.h"
+#include "casegen.h"
 #include "casefix.h"
 
 size_t casefix_apply(uint8_t *buf, size_t len, size_t cap)
@@ -23,6 +26,42 @@ size_t casefix_apply(uint8_t *buf, size_t len, size_t cap)
     uint8_t out[CASE_MAX_SIZE];
     size_t n = case_encode(&p, out);
     if (n > cap) return len;
+    memcpy(buf, out, n);
+    return n;
+}
+
+int casefix_struct_share_parse(const char *v)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    return end == v || *end || n < 0 || n > 100 ? -1 : (int)n;
+}
+
+int casefix_struct_share(void)
+{
+    static int share = -1;
+    if (share >= 0) return share;
+    share = CASEFIX_STRUCT_DEFAULT;
+    const char *v = getenv("ASGF_STRUCT_MUTATE");
+    if (v && casefix_struct_share_parse(v) >= 0)
+        share = casefix_struct_share_parse(v);
+    else if (v)
+        fprintf(stderr, "asgf: ASGF_STRUCT_MUTATE: expected a percentage 0..100, got \"%s\"; using %d\n", v,
+                CASEFIX_STRUCT_DEFAULT);
+    return share;
+}
+
+size_t casefix_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t seed)
+{
+    struct case_prog p;
+    case_decode(buf, len, arch_reg_count(), &p);
+    uint64_t st = seed * 0x9e3779b97f4a7c15ULL + 1;
+    int edits = 1 + (int)(casegen_next(&st) % 3), done = 0;
+    for (int i = 0; i < edits; i++) done += casegen_mutate(&st, &p);
+    if (!done) return 0;
+    uint8_t out[CASE_MAX_SIZE];
+    size_t n = case_encode(&p, out);
+    if (n > cap) return 0;
     memcpy(buf, out, n);
     return n;
 }

@@ -7,6 +7,10 @@
  * records dropped), so every mutation becomes a runnable, valid case. Used
  * by the libFuzzer custom mutator and the AFL++ post-processor
  * (fuzz/afl_post.c).
+ *
+ * casefix_mutate is the other half of those mutators: edits that know the
+ * format (src/casegen.h, casegen_mutate), so a forged frame an earlier
+ * input got the walker to believe can be extended by one more forged word.
  */
 #ifndef ASGF_FUZZ_CASEFIX_H
 #define ASGF_FUZZ_CASEFIX_H
@@ -19,5 +23,20 @@
  * unchanged when cap is too small to hold a case. Not handler-safe (stack
  * use), not needed there. */
 size_t casefix_apply(uint8_t *buf, size_t len, size_t cap);
+
+/* The share of mutations casefix_mutate should make, in percent:
+ * $ASGF_STRUCT_MUTATE (0..100), else CASEFIX_STRUCT_DEFAULT. The harness
+ * refuses to start on an invalid value (casefix_struct_share_parse); the
+ * AFL++ mutator library, which runs in afl-fuzz, reports it and uses the
+ * default. */
+#define CASEFIX_STRUCT_DEFAULT 50
+int casefix_struct_share(void);
+/* v as a share: 0..100, or -1 if it is not one. */
+int casefix_struct_share_parse(const char *v);
+
+/* One to three structure-aware edits of the case in buf, drawn from seed.
+ * Returns the new length, or 0 when no edit fits within cap (buf is then
+ * unchanged and the caller mutates bytes instead). */
+size_t casefix_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t seed);
 
 #endif

@@ -54,9 +54,10 @@ $(FUZZ_B)/asgf-libfuzzer-asan: fuzz/libfuzzer.c $(FUZZ_OBJ_asan) $(FUZZ_HEADERS)
 $(FUZZ_B)/asgf-afl: fuzz/afl.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_HEADERS)
 	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_LIBS) -o $@
 
-# AFL++ post-processor: keeps mutations valid cases (fuzz/afl_post.c). It
-# decodes and encodes cases, so it carries the case-format sources (no JVM).
-FUZZ_CASE_SRC := src/case.c src/case_text.c src/arch.c $(wildcard src/case_rec_*.c)
+# AFL++ mutator library: structure-aware edits and the fix-up that keeps
+# mutations valid cases (fuzz/afl_post.c). It decodes, edits and encodes
+# cases, so it carries the case-format and generator sources (no JVM).
+FUZZ_CASE_SRC := src/case.c src/case_text.c src/arch.c src/casegen.c $(wildcard src/case_rec_*.c)
 $(FUZZ_B)/libasgf-afl-post.so: fuzz/afl_post.c fuzz/casefix.c $(FUZZ_CASE_SRC) $(FUZZ_HEADERS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fPIC -shared fuzz/afl_post.c fuzz/casefix.c $(FUZZ_CASE_SRC) -Wl,--no-undefined -o $@

@@ -42,12 +42,16 @@ static void start_once(void)
 
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
 
-/* libFuzzer's own mutations (dictionary included), then the fix-up that
+/* A share of the mutations edit the case's structure (casefix_mutate);
+ * the rest are libFuzzer's own (dictionary included), then the fix-up that
  * keeps them valid cases. Validation in LLVMFuzzerTestOneInput stays
  * strict: inputs from elsewhere (corpus dirs, -merge) are checked as they are. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
-    (void)seed;
+    if ((int)(seed % 100) < casefix_struct_share()) {
+        size_t n = casefix_mutate(data, casefix_apply(data, size, max_size), max_size, seed);
+        if (n) return n;
+    }
     return casefix_apply(data, LLVMFuzzerMutate(data, size, max_size), max_size);
 }
 

@@ -26,6 +26,12 @@ void casegen_fill(enum casegen_strategy s, uint64_t *state, int nregs, struct ca
 size_t casegen_make(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p,
                     uint8_t bytes[CASE_MAX_SIZE]);
 
+/* One structure-aware edit of p (casegen.c): adds a forged word or frame,
+ * moves or re-values a forged word, drops one, adds a register mutation,
+ * or adds a register mutation. Returns 0 when p has no room for the edit
+ * drawn (p unchanged), else 1. Handler-safe like the rest. */
+int casegen_mutate(uint64_t *state, struct case_prog *p);
+
 /* Groups of queue and frame-mark operations (the agent's queue_ops=). */
 enum {
     CASEGEN_QOPS_RESIZE = 1, CASEGEN_QOPS_HANDLERS = 2, CASEGEN_QOPS_ELEMENTS = 4, CASEGEN_QOPS_FOREIGN = 8,

@@ -32,6 +32,18 @@ runs=$(sed -n 's/^asgf: runs \([0-9]*\), rejected \([0-9]*\).*/\1 \2/p' "$d/plai
 set -- $runs
 [ "${1:-0}" -gt 1500 ]; ok $? "libFuzzer: inputs reach the JVM (runs ${1:-?}, rejected ${2:-?}: mutations are kept valid)"
 
+# Structure-aware mutations (fuzz/casefix.h): the kept corpus holds inputs
+# with more forged stack records than any seed has, which byte mutations of
+# 12-byte record heads alone practically never build.
+stk_max() { local f m=0 n; for f in "$@"; do n=$("$casetool" decode "$f" 2>/dev/null | grep -c '^stk '); [ "$n" -gt $m ] && m=$n; done; echo $m; }
+seed_max=$(stk_max $BUILD/fuzz/seeds/*.bin)
+kept_max=$(stk_max "$d"/plain/corpus/*)
+[ "$kept_max" -gt "$seed_max" ]; ok $? "libFuzzer: structure-aware mutations build deeper forgeries (kept inputs: up to $kept_max stk records; seeds: $seed_max)"
+ASGF_STRUCT_MUTATE=lots fuzz/run-libfuzzer --runs 10 --out "$d/badshare" > "$d/badshare.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q 'ASGF_STRUCT_MUTATE: expected a percentage 0..100, got "lots"' "$d/badshare.log"
+ok $? "libFuzzer: a bad ASGF_STRUCT_MUTATE stops the harness, naming the variable (exit $rc)"
+
 ASGF_TEST_PLANT=0x10 fuzz/run-libfuzzer --runs 300 --keep-going --out "$d/planted" > "$d/planted.log" 2>&1
 rc=$?
 caught=$(sed -n 's/^asgf: runs .*faults caught \([0-9]*\).*/\1/p' "$d/planted.log")

@@ -103,10 +103,49 @@ static void forged_image(void)
     image_of(threads_find(threads_gettid()), outer);
 }
 
+/* The fuzzers' structure-aware edits: every result is a valid case, full
+ * programs are left alone, and each kind of edit happens. */
+static void structured_edits(void)
+{
+    uint64_t st = 11;
+    int bad = 0, grew = 0, shrank = 0, moved = 0, muts = 0, refused = 0;
+    struct case_prog p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < 20000; i++) {
+        if (i % 50 == 0) memset(&p, 0, sizeof p);
+        struct case_prog before = p;
+        int done = casegen_mutate(&st, &p);
+        uint8_t bytes[CASE_MAX_SIZE];
+        size_t len = case_encode(&p, bytes), off;
+        const char *err;
+        if (case_validate(bytes, len, &off, &err) || p.nstk > CASE_MAX_STK || p.nmut > CASE_MAX_MUTATIONS) bad++;
+        if (!done && memcmp(&before, &p, sizeof p)) bad++;
+        refused += !done;
+        grew += p.nstk > before.nstk, shrank += p.nstk < before.nstk, muts += p.nmut > before.nmut;
+        for (int k = 0; k < p.nstk && k < before.nstk; k++)
+            moved += p.stk[k].anchor != before.stk[k].anchor || p.stk[k].offset != before.stk[k].offset;
+    }
+    CHECK(bad == 0, "structured edits: every result is a valid case within the bounds, a refused edit changes nothing (bad %d)", bad);
+    CHECK(grew > 0 && shrank > 0 && moved > 0 && muts > 0 && refused > 0,
+          "structured edits: forged words added (%d), dropped (%d), moved (%d), registers mutated (%d), refused with no room (%d)",
+          grew, shrank, moved, muts, refused);
+    memset(&p, 0, sizeof p);
+    p.nstk = CASE_MAX_STK;
+    int full_refused = 0;
+    for (int i = 0; i < 1000; i++) {
+        struct case_prog q = p;
+        if (!casegen_mutate(&st, &q)) full_refused++;
+        else if (q.nstk > CASE_MAX_STK) bad++;
+    }
+    CHECK(bad == 0 && full_refused > 0, "structured edits: a program with %d forged records gets no more (%d refused)",
+          CASE_MAX_STK, full_refused);
+}
+
 int main(void)
 {
     blind_moves_sp_and_fp_only();
     forge_cases();
     forged_image();
+    structured_edits();
     return TAP_DONE();
 }
