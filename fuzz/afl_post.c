@@ -2,8 +2,8 @@
  * AFL++ custom-mutator library (build/fuzz/libasgf-afl-post.so, loaded by
  * fuzz/run-afl through AFL_CUSTOM_MUTATOR_LIBRARY). AFL++'s own mutations
  * stay on; a custom stage before them makes $ASGF_STRUCT_MUTATE (0..100)
- * structure-aware edits (casefix_mutate) of each queue entry it picks; and
- * every result goes through
+ * runs of structure-aware edits (casefix_mutate) of each queue entry it
+ * picks, beside havoc's few hundred; and every result goes through
  * casefix_apply before it reaches the target, so it passes the harness's
  * strict validation instead of being rejected unrun.
  */
@@ -37,8 +37,8 @@ size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned
     memcpy(p->mutated, buf, n);
     *out_buf = p->mutated;
     n = casefix_apply(p->mutated, n, cap);
-    size_t m = casefix_mutate(p->mutated, n, cap, casegen_next(&p->rng));
-    return m ? m : n;
+    /* 0 (no edit had room): AFL++ skips the run rather than repeat the entry */
+    return casefix_mutate(p->mutated, n, cap, casegen_next(&p->rng));
 }
 
 unsigned int afl_custom_fuzz_count(void *data, const unsigned char *buf, size_t buf_size)

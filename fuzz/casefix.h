@@ -5,8 +5,8 @@
  * puts magic and version back, cuts the length to whole record heads, and
  * rewrites the case as the total decoder reads it (out-of-range fields and
  * records dropped), so every mutation becomes a runnable, valid case. Used
- * by the libFuzzer custom mutator and the AFL++ post-processor
- * (fuzz/afl_post.c).
+ * by the libFuzzer custom mutator and the AFL++ mutator library
+ * (fuzz/afl_post.c: its custom stage and its post-processor).
  *
  * casefix_mutate is the other half of those mutators: edits that know the
  * format (src/casegen.h, casegen_mutate), so a forged frame an earlier
@@ -24,8 +24,10 @@
  * use), not needed there. */
 size_t casefix_apply(uint8_t *buf, size_t len, size_t cap);
 
-/* The share of mutations casefix_mutate should make, in percent:
- * $ASGF_STRUCT_MUTATE (0..100), else CASEFIX_STRUCT_DEFAULT. The harness
+/* How many mutations casefix_mutate should make: $ASGF_STRUCT_MUTATE
+ * (0..100), else CASEFIX_STRUCT_DEFAULT. libFuzzer reads it as a percentage
+ * of its mutations; AFL++ as the runs of its custom stage per queue entry,
+ * beside havoc's few hundred. Not handler-safe (getenv, stderr). The harness
  * refuses to start on an invalid value (casefix_struct_share_parse); the
  * AFL++ mutator library, which runs in afl-fuzz, reports it and uses the
  * default. */
@@ -35,6 +37,7 @@ int casefix_struct_share(void);
 int casefix_struct_share_parse(const char *v);
 
 /* One to three structure-aware edits of the case in buf, drawn from seed.
+ * Not handler-safe (stack use), not needed there.
  * Returns the new length, or 0 when no edit fits within cap (buf is then
  * unchanged and the caller mutates bytes instead). */
 size_t casefix_mutate(uint8_t *buf, size_t len, size_t cap, uint64_t seed);

@@ -141,6 +141,15 @@ static void forge_cont_bottom(uint64_t *st, struct case_stack_patch *ret)
     *ret = (struct case_stack_patch){anchor, MUT_REGION, REGION_CONT_BARRIER, 1, by_fp ? 8 : 0, {0}};
 }
 
+/* One forged record: a slot, one to four words, their lie. */
+static void forge_word(uint64_t *st, struct case_stack_patch *s)
+{
+    uint64_t r = casegen_next(st);
+    forge_slot(r, s);
+    s->nwords = (uint8_t)((r >> 20) % 4 ? 1 : 2 + (r >> 22) % 3);
+    forge_value(r >> 24, st, s);
+}
+
 static void forge(uint64_t *st, struct case_prog *p)
 {
     if (casegen_next(st) % 4 == 0) near(st, p);
@@ -155,13 +164,7 @@ static void forge(uint64_t *st, struct case_prog *p)
         forge_cont_bottom(st, &p->stk[0]);
         first = 1;
     }
-    for (int i = first; i < p->nstk; i++) {
-        struct case_stack_patch *s = &p->stk[i];
-        uint64_t r = casegen_next(st);
-        forge_slot(r, s);
-        s->nwords = (uint8_t)((r >> 20) % 4 ? 1 : 2 + (r >> 22) % 3);
-        forge_value(r >> 24, st, s);
-    }
+    for (int i = first; i < p->nstk; i++) forge_word(st, &p->stk[i]);
 }
 
 /* Structure-aware edits of an existing program, for the fuzzers' custom
@@ -171,50 +174,45 @@ static void forge(uint64_t *st, struct case_prog *p)
  * register at a time. The mode is left to byte mutations: an edit that
  * changed it filled the corpus with queue- and thread-mode cases, and a
  * libFuzzer job alone fell from 143k to 27k execs/s. */
-static void add_forged_word(uint64_t *st, struct case_prog *p)
-{
-    struct case_stack_patch *s = &p->stk[p->nstk++];
-    uint64_t r = casegen_next(st);
-    forge_slot(r, s);
-    s->nwords = (uint8_t)((r >> 20) % 4 ? 1 : 2 + (r >> 22) % 3);
-    forge_value(r >> 24, st, s);
-}
-
 int casegen_mutate(uint64_t *st, struct case_prog *p)
 {
     uint64_t r = casegen_next(st);
+    unsigned pick = (unsigned)((r >> 8) % 9);
+    if (pick >= 4 && pick <= 7 && !p->nstk) pick = 0; /* nothing forged to edit yet: forge something */
     struct case_stack_patch *s = p->nstk ? &p->stk[r % (uint64_t)p->nstk] : NULL;
-    switch ((r >> 8) % 9) {
+    switch (pick) {
     case 0: case 1: case 2:
         if (p->nstk >= CASE_MAX_STK) return 0;
-        add_forged_word(st, p);
+        forge_word(st, &p->stk[p->nstk++]);
         return 1;
     case 3:
-        if (p->nstk + 2 > CASE_MAX_STK) return 0;
         if ((r >> 16) % 2) {
+            if (p->nstk + 2 > CASE_MAX_STK) return 0;
             forge_entry_frame(st, &p->stk[p->nstk], &p->stk[p->nstk + 1]);
             p->nstk += 2;
         } else {
+            if (p->nstk >= CASE_MAX_STK) return 0;
             forge_cont_bottom(st, &p->stk[p->nstk++]);
         }
         return 1;
     case 4: /* the same lie in another slot */
-        if (!s) return 0;
         forge_slot(casegen_next(st), s);
         return 1;
     case 5: /* another lie in the same slot */
-        if (!s) return 0;
         forge_value(casegen_next(st), st, s);
         return 1;
-    case 6: /* the next word along */
-        if (!s) return 0;
-        s->offset += (r >> 16) % 2 ? 8 : -8;
+    case 6: { /* the next word along, while it stays in the image */
+        int32_t off = s->offset + ((r >> 16) % 2 ? 8 : -8);
+        if (off <= -CASE_IMAGE_SIZE || off >= CASE_IMAGE_SIZE) return 0;
+        s->offset = off;
         return 1;
+    }
     case 7:
-        if (!s) return 0;
         *s = p->stk[--p->nstk];
         return 1;
     default: {
+        /* near() fills a program's mut records from the first; give it a
+         * scratch one and keep what fits. */
         if (p->nmut >= CASE_MAX_MUTATIONS) return 0;
         struct case_prog q;
         memset(&q, 0, sizeof q);

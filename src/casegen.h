@@ -1,7 +1,8 @@
 /*
  * Case generators for harnesses that make their own inputs (the stress
- * agent's mutate=random/near/blind/forge, the JVM tests). Handler-safe: a xorshift
- * generator, no allocation.
+ * agent's mutate=random/near/blind/forge, the JVM tests), and the
+ * structure-aware edits of the fuzzers' mutators (casegen_mutate).
+ * Handler-safe: a xorshift generator, no allocation.
  */
 #ifndef ASGF_CASEGEN_H
 #define ASGF_CASEGEN_H
@@ -26,10 +27,11 @@ void casegen_fill(enum casegen_strategy s, uint64_t *state, int nregs, struct ca
 size_t casegen_make(enum casegen_strategy s, uint64_t *state, int nregs, struct case_prog *p,
                     uint8_t bytes[CASE_MAX_SIZE]);
 
-/* One structure-aware edit of p (casegen.c): adds a forged word or frame,
- * moves or re-values a forged word, drops one, adds a register mutation,
- * or adds a register mutation. Returns 0 when p has no room for the edit
- * drawn (p unchanged), else 1. Handler-safe like the rest. */
+/* One structure-aware edit of p (casegen.c), for the fuzzers' mutators:
+ * adds a forged word or frame, moves or re-values a forged word, drops one,
+ * or adds a register mutation; an edit of a forged word on a program with
+ * none forges one instead. Returns 0 when p has no room for the edit drawn
+ * (p unchanged), else 1. Handler-safe, though no handler calls it. */
 int casegen_mutate(uint64_t *state, struct case_prog *p);
 
 /* Groups of queue and frame-mark operations (the agent's queue_ops=). */

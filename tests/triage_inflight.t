@@ -24,7 +24,7 @@ n = struct.unpack_from('<I', raw, 8)[0]
 want = raw[16:16 + n]
 
 def inflight(case, htid, length=None):
-    body = case + b'\0' * (208 - len(case))
+    body = case + b'\0' * (1024 - len(case))
     return b'ASGFINF1' + struct.pack('<II', len(case) if length is None else length, htid) + body
 
 other = b'ASGF\x01\0\0\0' + bytes(8) + bytes([1, 2, 7, 0]) + (0x1234).to_bytes(8, 'little')
@@ -41,7 +41,7 @@ def paired(blob):
     return reps[0].case
 tap(paired(inflight(other, tid + 7)) is None, 'a file whose header names another tid is not used')
 tap(paired(inflight(b'', tid)) is None, 'an empty in-flight file (no call made yet) gives no case')
-tap(paired(inflight(other, tid, length=5000)) is None, 'a length over 208 bytes gives no case')
+tap(paired(inflight(other, tid, length=5000)) is None, 'a length over 1024 bytes gives no case')
 tap(paired(b'ASGFINF1\x10') is None, 'a cut header gives no case')
 tap(paired(inflight(other, tid)) == other, 'a good file gives exactly its length of bytes')
 

@@ -108,7 +108,7 @@ static void forged_image(void)
 static void structured_edits(void)
 {
     uint64_t st = 11;
-    int bad = 0, grew = 0, shrank = 0, moved = 0, muts = 0, refused = 0;
+    int bad = 0, grew = 0, shrank = 0, moved = 0, revalued = 0, frames = 0, muts = 0, refused = 0;
     struct case_prog p;
     memset(&p, 0, sizeof p);
     for (int i = 0; i < 20000; i++) {
@@ -122,13 +122,19 @@ static void structured_edits(void)
         if (!done && memcmp(&before, &p, sizeof p)) bad++;
         refused += !done;
         grew += p.nstk > before.nstk, shrank += p.nstk < before.nstk, muts += p.nmut > before.nmut;
-        for (int k = 0; k < p.nstk && k < before.nstk; k++)
-            moved += p.stk[k].anchor != before.stk[k].anchor || p.stk[k].offset != before.stk[k].offset;
+        for (int k = 0; p.nstk == before.nstk && k < p.nstk; k++)
+            moved += p.stk[k].anchor != before.stk[k].anchor || p.stk[k].offset != before.stk[k].offset,
+                revalued += p.stk[k].anchor == before.stk[k].anchor && p.stk[k].offset == before.stk[k].offset &&
+                            memcmp(p.stk[k].words, before.stk[k].words, sizeof p.stk[k].words);
+        for (int k = before.nstk; k < p.nstk; k++)
+            frames += p.stk[k].kind == MUT_REGION &&
+                      (p.stk[k].region == REGION_CALL_STUB_RET || p.stk[k].region == REGION_CONT_BARRIER);
     }
     CHECK(bad == 0, "structured edits: every result is a valid case within the bounds, a refused edit changes nothing (bad %d)", bad);
-    CHECK(grew > 0 && shrank > 0 && moved > 0 && muts > 0 && refused > 0,
-          "structured edits: forged words added (%d), dropped (%d), moved (%d), registers mutated (%d), refused with no room (%d)",
-          grew, shrank, moved, muts, refused);
+    CHECK(grew > 0 && shrank > 0 && moved > 0 && revalued > 0 && frames > 0 && muts > 0 && refused > 0,
+          "structured edits: forged words added (%d), dropped (%d), moved (%d), re-valued (%d), frame boundaries "
+          "forged (%d), registers mutated (%d), refused with no room (%d)",
+          grew, shrank, moved, revalued, frames, muts, refused);
     memset(&p, 0, sizeof p);
     p.nstk = CASE_MAX_STK;
     int full_refused = 0;
@@ -139,6 +145,19 @@ static void structured_edits(void)
     }
     CHECK(bad == 0 && full_refused > 0, "structured edits: a program with %d forged records gets no more (%d refused)",
           CASE_MAX_STK, full_refused);
+    /* a forged word at the image's edge is never moved out of it */
+    int invalid = 0;
+    for (int i = 0; i < 4000; i++) {
+        memset(&p, 0, sizeof p);
+        p.nstk = 1;
+        p.stk[0] = (struct case_stack_patch){STK_SP, MUT_ABS, 0, 1, i % 2 ? CASE_IMAGE_SIZE - 8 : -(CASE_IMAGE_SIZE - 8), {0}};
+        for (int k = 0; k < 8; k++) casegen_mutate(&st, &p);
+        uint8_t bytes[CASE_MAX_SIZE];
+        size_t len = case_encode(&p, bytes), off;
+        const char *err;
+        invalid += case_validate(bytes, len, &off, &err) != 0;
+    }
+    CHECK(invalid == 0, "structured edits: forged words at the image's edges stay inside it (%d invalid of 4000)", invalid);
 }
 
 int main(void)
