@@ -36,7 +36,6 @@ size_t afl_custom_fuzz(void *data, unsigned char *buf, size_t buf_size, unsigned
     size_t n = buf_size < cap ? buf_size : cap;
     memcpy(p->mutated, buf, n);
     *out_buf = p->mutated;
-    n = casefix_apply(p->mutated, n, cap);
     /* 0 (no edit had room): AFL++ skips the run rather than repeat the entry */
     return casefix_mutate(p->mutated, n, cap, casegen_next(&p->rng));
 }

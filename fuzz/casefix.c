@@ -43,8 +43,9 @@ int casefix_struct_share(void)
     if (share >= 0) return share;
     share = CASEFIX_STRUCT_DEFAULT;
     const char *v = getenv("ASGF_STRUCT_MUTATE");
-    if (v && casefix_struct_share_parse(v) >= 0)
-        share = casefix_struct_share_parse(v);
+    int n = v ? casefix_struct_share_parse(v) : -1;
+    if (n >= 0)
+        share = n;
     else if (v)
         fprintf(stderr, "asgf: ASGF_STRUCT_MUTATE: expected a percentage 0..100, got \"%s\"; using %d\n", v,
                 CASEFIX_STRUCT_DEFAULT);

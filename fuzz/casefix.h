@@ -37,6 +37,7 @@ int casefix_struct_share(void);
 int casefix_struct_share_parse(const char *v);
 
 /* One to three structure-aware edits of the case in buf, drawn from seed.
+ * buf is read by the total decoder, so it needs no casefix_apply first.
  * Not handler-safe (stack use), not needed there.
  * Returns the new length, or 0 when no edit fits within cap (buf is then
  * unchanged and the caller mutates bytes instead). */

@@ -48,7 +48,6 @@ size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max_size);
  * strict: inputs from elsewhere (corpus dirs, -merge) are checked as they are. */
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max_size, unsigned int seed)
 {
-    size = casefix_apply(data, size, max_size);
     if ((int)(seed % 100) < casefix_struct_share()) {
         size_t n = casefix_mutate(data, size, max_size, seed);
         if (n) return n;
