@@ -30,16 +30,17 @@ EOF2
 ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
   --out "$d/same" --no-build -q -j 2 >"$d/same.out" 2>&1; rc=$?
 ok $rc "the same JDK on both sides: exit 0 ($(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/same.out"))"
-grep -q '(0 new, 0 gone, [0-9]* shared)' "$d/same.out"; ok $? "nothing new, nothing gone"
+grep -q '(0 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/same.out"; ok $? "nothing new, nothing gone"
 grep -q 'seed 3' "$d/same/summary.md" && [ -f "$d/same/base/report.json" ] && [ -f "$d/same/patched/report.json" ]
 ok $? "both sides ran with the same seed, each with its own report"
 
-ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$d/patched" --seed 3 \
+# --confirm 1: the new bucket's case runs once more on each build, in a fresh JVM.
+ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$d/patched" --seed 3 --confirm 1 \
   --out "$d/bug" --no-build -q -j 2 >"$d/bug.out" 2>&1; rc=$?
 ok $(( rc != 1 )) "a bug only on the patched build: exit 1 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/bug.out"))"
-grep -q '(1 new, 0 gone, [0-9]* shared)' "$d/bug.out"; ok $? "exactly one bucket is new"
-grep -q '^premerge: NEW    [0-9a-f]*  base     0  patched *[1-9][0-9]*  SIGSEGV in standin_read_frame$' "$d/bug.out"
-ok $? "the new bucket is the stand-in's bug, with counts for both sides ($(grep 'NEW ' "$d/bug.out"))"
+grep -q '(1 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/bug.out"; ok $? "exactly one bucket is new"
+grep -q '^premerge: NEW    [0-9a-f]*  base     0  patched *[1-9][0-9]*  SIGSEGV in standin_read_frame  \[confirmed: base 0/1, patched 1/1\]$' "$d/bug.out"
+ok $? "the new bucket is the stand-in's bug, with counts for both sides, reproduced on the patched build alone ($(grep 'NEW \|confirm ' "$d/bug.out"))"
 python3 - "$d/bug" <<'EOF2' >"$d/junit.out" 2>&1; ok $? "JUnit and summary show the same new/gone/shared lists ($(cat "$d/junit.out"))"
 import sys, xml.etree.ElementTree as ET
 out = sys.argv[1]
@@ -87,4 +88,26 @@ ok $? "stress/run --jsig with the caller's LD_PRELOAD: the VM mapped both libjsi
 crash-triage/triage -q --out "$d/pre-t" "$d/pre" >/dev/null 2>&1
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; sys.exit(not any("standin_read_frame" in x["title"] for x in b))' "$d/pre-t/report.json"
 ok $? "stress/run --jsig with the caller's LD_PRELOAD: the preloaded build is the one tested ($(cat "$d/pre.v"))"
+# A base side that did not meet a bug its build has: the same stand-in build on
+# both sides, then the base side's records taken away and the pair judged again
+# (--report-only). The patched-only bucket reproduces on the base build, so it is
+# pre-existing and the check passes; with --confirm 0 it is new.
+ci/premerge --preset "$d/base.preset" --base "$d/patched" --java-home "$d/patched" --seed 3 --confirm 1 \
+  --out "$d/pair" --no-build -q -j 2 >"$d/pair1.out" 2>&1; rc=$?
+grep -q '(0 new, 0 pre-existing, 0 gone, [1-9][0-9]* shared)' "$d/pair1.out"
+ok $(( rc != 0 || $? != 0 )) "the stand-in build on both sides: its bug is shared, exit 0 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/pair1.out"))"
+find "$d/pair/base/results" \( -name 'record-*' -o -name 'faults-*' -o -name 'hs_err*' \) -delete
+rm -rf "$d/pair/base/triage"
+ci/premerge --report-only --out "$d/pair" --confirm 1 -q >"$d/pair2.out" 2>&1; rc=$?
+grep -q '(0 new, 1 pre-existing, 0 gone, [0-9]* shared)' "$d/pair2.out"
+ok $(( rc != 0 || $? != 0 )) "base records gone, judged again: the bucket reproduces on the base build, pre-existing, exit 0 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not\|confirm ' "$d/pair2.out" | tr '\n' ' '))"
+grep -q '^premerge: before [0-9a-f]*  base     0  patched *[1-9][0-9]*  SIGSEGV in standin_read_frame  \[pre-existing: base 1/1, patched -\]$' "$d/pair2.out" &&
+  grep -q '## Pre-existing buckets' "$d/pair/summary.md" && grep -q 'pre-existing<br><small>tried again: pre-existing: base 1/1' "$d/pair/report.html" &&
+  python3 -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).getroot(); s = {x.get("name"): x for x in r.findall("testsuite")}; c = s["premerge.pre-existing-buckets"].findall("testcase"); sys.exit(not (len(c) == 1 and c[0].find("failure") is None and not s["premerge.new-buckets"].findall("testcase")))' "$d/pair/junit.xml"
+ok $? "the pre-existing bucket in the output, the summary, report.html and the JUnit file, not failing"
+ci/premerge --report-only --out "$d/pair" --confirm 0 -q >"$d/pair3.out" 2>&1; rc=$?
+grep -q '(1 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/pair3.out"
+ok $(( rc != 1 || $? != 0 )) "the same pair with --confirm 0: the bucket is new, exit 1 ($rc)"
+ci/premerge --report-only --out "$d/pair" --confirm-time 2y -q >"$d/pair4.out" 2>&1; rc=$?
+ok $(( rc != 2 )) "a bad --confirm-time: exit 2, naming it ($rc: $(cat "$d/pair4.out"))"
 tap_done

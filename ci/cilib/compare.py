@@ -4,7 +4,7 @@ the build it is based on, not how a build compares with a list."""
 import os
 import random
 
-from . import junit, report, walker
+from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
 from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json
@@ -63,22 +63,52 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
             return setup_failure(args, out, '%s side: %s' % (side, e))
         if codes[side] == 130:
             break
+    return judge(args, out, homes, codes, docs, budget, seed, write_outputs)
+
+
+def report_again(args, out, write_outputs):
+    """--report-only on a --base directory: each side triaged and reported again, then
+    judged as after a run (a pair cut short by a signal or a full disk)."""
+    codes, docs = {}, {}
+    for side in SIDES:
+        codes[side] = Campaign(os.path.join(out, side), quiet=args.quiet).report_only()
+        docs[side] = read_json(os.path.join(out, side, 'report.json'), {}) or {}
+    camp = {side: docs[side].get('campaign') or {} for side in SIDES}
+    homes = {side: camp[side].get('java_home') or '?' for side in SIDES}
+    return judge(args, out, homes, codes, docs, camp['patched'].get('budget') or 0,
+                 camp['patched'].get('seed') or 0, write_outputs)
+
+
+def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
+    """The verdict over both sides: new buckets tried again on both builds (cilib/confirm),
+    then the JUnit file, the summary and the reports."""
+    base_home, java_home = homes['base'], homes['patched']
     bs = {side: buckets_of(docs.get(side, {})) for side in SIDES}
     new, gone, shared = classify(bs['base'], bs['patched'])
     not_run = [s for s in SIDES if codes.get(s) not in (0,)]
+    tried = {}
+    if new and args.confirm > 0 and codes.get('patched') != 130:
+        if not args.quiet:
+            print('premerge: %d bucket(s) only on the patched build: each tried again on both builds '
+                  '(up to %d fresh JVM(s) a side, %s in all)' % (len(new), args.confirm, hms(args.confirm_time)))
+        tried = confirm.run(out, new, homes, args.confirm, args.confirm_time, args.quiet)
+    before = [r for r in new if tried.get(r[0], {}).get('verdict') == confirm.PRE_EXISTING]
+    new = [r for r in new if r not in before]
+    how = lambda sig: confirm.describe(tried[sig]) if sig in tried else ''
 
     suites = []
-    for name, rows, fail in (('new', new, True), ('gone', gone, False), ('shared', shared, False)):
+    for name, rows, fail in (('new', new, True), ('pre-existing', before, False), ('gone', gone, False),
+                             ('shared', shared, False)):
         suite = junit.Suite('premerge.%s-buckets' % name, properties={
             'base': base_home, 'patched': java_home, 'seed': str(seed), 'budget_each': hms(budget)})
         for sig, title, nb, np_ in rows:
             case = suite.add(junit.Case('premerge.%s-buckets' % name, '%s %s' % (sig, title)))
-            case.out = 'base: %d, patched: %d' % (nb, np_)
+            case.out = 'base: %d, patched: %d%s' % (nb, np_, '; tried again: %s' % how(sig) if how(sig) else '')
             if fail:
                 bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
                 case.fail('new on the patched build: %s' % title, 'new-bucket',
-                          'signature: %s\ntitle: %s\ncount on patched: %d\nbucket: %s\nrepro: '
-                          'crash-triage/repro %s' % (sig, title, np_, bucket, bucket))
+                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s\nbucket: %s\nrepro: '
+                          'crash-triage/repro %s' % (sig, title, np_, how(sig) or 'no', bucket, bucket))
         suites.append(suite)
     setup = junit.Suite('premerge.sides')
     for side in SIDES:
@@ -91,29 +121,32 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
     code = EXIT_NEW if new else (EXIT_NOT_RUN if not_run else EXIT_OK)
     label = {EXIT_OK: 'passed: nothing new on the patched build', EXIT_NEW: 'FAILED: new buckets on the patched build',
              EXIT_NOT_RUN: 'could not run completely'}[code]
-    for name, rows in (('NEW', new), ('gone', gone), ('shared', shared)):
+    for name, rows in (('NEW', new), ('before', before), ('gone', gone), ('shared', shared)):
         for sig, title, nb, np_ in rows:
-            print('premerge: %-6s %s  base %5d  patched %5d  %s' % (name, sig, nb, np_, title))
-    print('premerge: %s (%d new, %d gone, %d shared)%s; reports %s %s' % (
-        label, len(new), len(gone), len(shared),
+            print('premerge: %-6s %s  base %5d  patched %5d  %s%s' % (
+                name, sig, nb, np_, title, '  [%s]' % how(sig) if how(sig) else ''))
+    print('premerge: %s (%d new, %d pre-existing, %d gone, %d shared)%s; reports %s %s' % (
+        label, len(new), len(before), len(gone), len(shared),
         ' - %s side campaign exit %s' % (not_run[0], codes.get(not_run[0], '?')) if not_run and not new else '',
         os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
     cov = walker_line({side: walker.union(os.path.join(out, side, 'results')) for side in SIDES})
     print('premerge: %s' % cov)
-    row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3]}
+    row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3], 'tried': how(r[0])}
     report.write_sides(out, {
         'state': {EXIT_OK: 'pass', EXIT_NEW: 'fail', EXIT_NOT_RUN: 'untested'}[code],
         'label': 'Pre-merge check %s (exit %d)' % (label, code),
-        'why': '%d new, %d gone, %d shared; base %s, patched %s, the same campaign (seed %d, %s each)' % (
-            len(new), len(gone), len(shared), base_home, java_home, seed, hms(budget)),
+        'why': '%d new, %d pre-existing, %d gone, %d shared; base %s, patched %s, the same campaign (seed %d, '
+               '%s each)' % (len(new), len(before), len(gone), len(shared), base_home, java_home, seed, hms(budget)),
         'new': [{'title': t, 'signature': sig, 'count': np_,
                  'repro': 'crash-triage/repro %s' % os.path.join(out, 'patched', 'triage', 'buckets', sig)}
                 for sig, t, nb, np_ in new],
-        'sides': {'new': [row(r) for r in new], 'gone': [row(r) for r in gone], 'shared': [row(r) for r in shared],
+        'sides': {'new': [row(r) for r in new], 'pre-existing': [row(r) for r in before],
+                  'gone': [row(r) for r in gone], 'shared': [row(r) for r in shared],
                   'base_report': os.path.join('base', 'report.html'),
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
-    write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, gone, shared, out, cov))
+    write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov,
+                                             how))
     return code
 
 
@@ -123,22 +156,24 @@ def walker_line(cov):
     return 'walker coverage: base %s, patched %s' % (walker.counts(cov['base']), walker.counts(cov['patched']))
 
 
-def summary(label, code, homes, budget, seed, new, gone, shared, out, cov=''):
+def summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov='', how=lambda sig: ''):
     lines = ['# Pre-merge check, base vs patched: %s (exit %d)' % (label, code), '',
              'Base `%s`, patched `%s`: the same campaign (seed %d, %s each). '
-             '%d new, %d gone, %d shared.' % (homes['base'], homes['patched'], seed, hms(budget),
-                                              len(new), len(gone), len(shared)), '']
+             '%d new, %d pre-existing, %d gone, %d shared.' % (
+                 homes['base'], homes['patched'], seed, hms(budget), len(new), len(before), len(gone), len(shared)),
+             '']
     if cov:
         lines += [cov[0].upper() + cov[1:] + '.', '']
     for name, rows, what in (('New', new, 'only on the patched build'),
+                             ('Pre-existing', before, 'met only on the patched build, reproduced on the base build'),
                              ('Gone', gone, 'only on the base build'),
                              ('Shared', shared, 'on both builds, or known')):
         lines += ['## %s buckets (%s)' % (name, what), '']
         if not rows:
             lines += ['None.', '']
             continue
-        lines += ['| signature | title | base | patched |', '|---|---|---|---|']
-        lines += ['| `%s` | %s | %d | %d |' % (sig, title.replace('|', '\\|'), nb, np_)
+        lines += ['| signature | title | base | patched | tried again |', '|---|---|---|---|---|']
+        lines += ['| `%s` | %s | %d | %d | %s |' % (sig, title.replace('|', '\\|'), nb, np_, how(sig) or '-')
                   for sig, title, nb, np_ in rows]
         lines.append('')
     lines += ['Reports: `%s`, `%s`' % (os.path.join(out, 'base', 'report.html'),

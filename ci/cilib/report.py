@@ -211,10 +211,12 @@ def verdict_html(v):
     if sides:
         p.append('<table id="base-vs-patched"><thead><tr><th>bucket</th><th>status</th><th>base</th>'
                  '<th>patched</th></tr></thead><tbody>')
-        for name in ('new', 'gone', 'shared'):
+        for name in SIDE_STATUSES:
             for r in sides.get(name, []):
-                p.append('<tr><td>%s<br><code>%s</code></td><td>%s</td><td class="num">%d</td><td class="num">%d</td>'
-                         '</tr>' % (_e(r['title']), _e(r['signature']), name, r['base'], r['patched']))
+                tried = '<br><small>tried again: %s</small>' % _e(r['tried']) if r.get('tried') else ''
+                p.append('<tr><td>%s<br><code>%s</code></td><td>%s%s</td><td class="num">%d</td>'
+                         '<td class="num">%d</td></tr>' % (_e(r['title']), _e(r['signature']), name, tried,
+                                                           r['base'], r['patched']))
         p.append('</tbody></table><p>Each side\'s full report: <a href="%s">base</a>, <a href="%s">patched</a>.</p>'
                  % (_e(sides['base_report']), _e(sides['patched_report'])))
     p.append('</section>')
@@ -244,6 +246,10 @@ def rewrite(out, verdict):
     write_text(os.path.join(out, 'report.html'), html_page(doc))
 
 
+# ci/premerge --base: a bucket's place between the builds (cilib/compare, cilib/confirm).
+SIDE_STATUSES = ('new', 'pre-existing', 'gone', 'shared')
+
+
 def write_sides(out, verdict):
     """ci/premerge --base: OUT/report.html and .md, the verdict over both sides."""
     title = 'Pre-merge check: base vs patched'
@@ -253,8 +259,10 @@ def write_sides(out, verdict):
     lines = ['# ' + title, ''] + verdict_md(verdict)
     sides = verdict['sides']
     lines += ['| bucket | status | base | patched |', '|---|---|---|---|']
-    lines += ['| %s `%s` | %s | %d | %d |' % (_md(r['title']), r['signature'], name, r['base'], r['patched'])
-              for name in ('new', 'gone', 'shared') for r in sides.get(name, [])]
+    lines += ['| %s `%s` | %s%s | %d | %d |' % (_md(r['title']), r['signature'], name,
+                                                ' (tried again: %s)' % r['tried'] if r.get('tried') else '',
+                                                r['base'], r['patched'])
+              for name in SIDE_STATUSES for r in sides.get(name, [])]
     lines += ['', 'Each side\'s full report: `%s`, `%s`' % (sides['base_report'], sides['patched_report']), '']
     write_text(os.path.join(out, 'report.md'), '\n'.join(lines))
 
