@@ -5,7 +5,7 @@
 #
 #   make campaign [PRESET=smoke] [DURATION=8h] [OUT=DIR] [JOBS=N] [HOSTS=FILE]
 #                 [KNOWN=FILE] [SEED=N] [RESUME=1]
-#   make premerge [BASE=JDK] [BUDGET=10m] [KNOWN=known-buckets.txt] [OUT=DIR] [JUNIT=FILE]
+#   make premerge [BASE=JDK [CONFIRM=N]] [BUDGET=10m] [KNOWN=known-buckets.txt] [OUT=DIR] [JUNIT=FILE]
 #                 [SUMMARY=FILE] [HOSTS=FILE]
 #   make corpus-merge CAMPAIGN=DIR [DEST=corpus/merged]
 #   make check-report-screenshot REPORT=DIR/report.html
@@ -41,6 +41,7 @@ endif
 premerge:
 	ci/premerge --java-home "$(JAVA_HOME)" \
 	    $(if $(call _ci_given,BASE),--base "$(BASE)") \
+	    $(if $(call _ci_given,CONFIRM),--confirm "$(CONFIRM)") \
 	    $(if $(_ci_budget),--budget $(_ci_budget)) \
 	    $(if $(call _ci_given,KNOWN),--known "$(KNOWN)") \
 	    $(if $(call _ci_given,OUT),--out "$(OUT)") \

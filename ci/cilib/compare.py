@@ -3,6 +3,8 @@ and the buckets that differ. A VM engineer's question is what the patch adds ove
 the build it is based on, not how a build compares with a list."""
 import os
 import random
+import signal
+import sys
 
 from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
@@ -68,33 +70,67 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
 
 def report_again(args, out, write_outputs):
     """--report-only on a --base directory: each side triaged and reported again, then
-    judged as after a run (a pair cut short by a signal or a full disk)."""
+    judged as after a run (a pair cut short by a signal or a full disk). A side that never
+    started, or whose directory holds no usable campaign, counts as not run."""
     codes, docs = {}, {}
     for side in SIDES:
-        codes[side] = Campaign(os.path.join(out, side), quiet=args.quiet).report_only()
-        docs[side] = read_json(os.path.join(out, side, 'report.json'), {}) or {}
+        d = os.path.join(out, side)
+        if not os.path.isfile(os.path.join(d, 'campaign.json')):
+            codes[side], docs[side] = 'not started', {}
+            continue
+        try:
+            codes[side] = Campaign(d, quiet=args.quiet).report_only()
+        except UsageError as e:
+            sys.stderr.write('premerge: %s side: %s\n' % (side, e))
+            codes[side] = EXIT_NOT_RUN
+        docs[side] = read_json(os.path.join(d, 'report.json'), {}) or {}
     camp = {side: docs[side].get('campaign') or {} for side in SIDES}
     homes = {side: camp[side].get('java_home') or '?' for side in SIDES}
-    return judge(args, out, homes, codes, docs, camp['patched'].get('budget') or 0,
-                 camp['patched'].get('seed') or 0, write_outputs)
+    return judge(args, out, homes, codes, docs, (camp['patched'] or camp['base']).get('budget') or 0,
+                 (camp['patched'] or camp['base']).get('seed') or 0, write_outputs)
 
 
 def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
-    """The verdict over both sides: new buckets tried again on both builds (cilib/confirm),
-    then the JUnit file, the summary and the reports."""
+    """The verdict over both sides, with SIGINT and SIGTERM held off until its files are
+    written (a CI runner's time-out): a signal stops the retries, the buckets not tried
+    stay new, and the exit is 1 if anything is new, else 3."""
+    got = []
+
+    def on_signal(signum, frame):
+        got.append(signum)
+        confirm.stop_current()
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        code = _judge(args, out, homes, codes, docs, budget, seed, write_outputs, lambda: bool(got))
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
+    if got and code != EXIT_NEW:
+        print('premerge: interrupted; the files are whole')
+        return EXIT_NOT_RUN
+    return code
+
+
+def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     base_home, java_home = homes['base'], homes['patched']
     bs = {side: buckets_of(docs.get(side, {})) for side in SIDES}
     new, gone, shared = classify(bs['base'], bs['patched'])
     not_run = [s for s in SIDES if codes.get(s) not in (0,)]
     tried = {}
-    if new and args.confirm > 0 and codes.get('patched') != 130:
+    if new and args.confirm > 0 and codes.get('patched') not in (130, 'not started') and '?' not in homes.values():
         if not args.quiet:
-            print('premerge: %d bucket(s) only on the patched build: each tried again on both builds '
-                  '(up to %d fresh JVM(s) a side, %s in all)' % (len(new), args.confirm, hms(args.confirm_time)))
-        tried = confirm.run(out, new, homes, args.confirm, args.confirm_time, args.quiet)
+            print('premerge: %d bucket(s) only on the patched build: each run again, on the base build first '
+                  '(up to %d fresh JVM(s) a build; no retry starts after %s)' % (
+                      len(new), args.confirm, hms(args.confirm_time)))
+        tried = confirm.run(out, new, homes, args.confirm, args.confirm_time, args.quiet, stop)
     before = [r for r in new if tried.get(r[0], {}).get('verdict') == confirm.PRE_EXISTING]
     new = [r for r in new if r not in before]
-    how = lambda sig: confirm.describe(tried[sig]) if sig in tried else ''
+
+    def how(sig):
+        return confirm.describe(tried[sig]) if sig in tried else ''
+
+    def notes(sig):
+        return '; '.join(tried[sig]['notes']) if sig in tried and tried[sig]['notes'] else ''
 
     suites = []
     for name, rows, fail in (('new', new, True), ('pre-existing', before, False), ('gone', gone, False),
@@ -103,12 +139,14 @@ def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
             'base': base_home, 'patched': java_home, 'seed': str(seed), 'budget_each': hms(budget)})
         for sig, title, nb, np_ in rows:
             case = suite.add(junit.Case('premerge.%s-buckets' % name, '%s %s' % (sig, title)))
-            case.out = 'base: %d, patched: %d%s' % (nb, np_, '; tried again: %s' % how(sig) if how(sig) else '')
+            case.out = 'base: %d, patched: %d%s%s' % (nb, np_, '; tried again: %s' % how(sig) if how(sig) else '',
+                                                     ' (%s)' % notes(sig) if notes(sig) else '')
             if fail:
                 bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
                 case.fail('new on the patched build: %s' % title, 'new-bucket',
-                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s\nbucket: %s\nrepro: '
-                          'crash-triage/repro %s' % (sig, title, np_, how(sig) or 'no', bucket, bucket))
+                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s%s\nbucket: %s\nrepro: '
+                          'crash-triage/repro %s' % (sig, title, np_, how(sig) or 'no',
+                                                     ' (%s)' % notes(sig) if notes(sig) else '', bucket, bucket))
         suites.append(suite)
     setup = junit.Suite('premerge.sides')
     for side in SIDES:
@@ -121,9 +159,9 @@ def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
     code = EXIT_NEW if new else (EXIT_NOT_RUN if not_run else EXIT_OK)
     label = {EXIT_OK: 'passed: nothing new on the patched build', EXIT_NEW: 'FAILED: new buckets on the patched build',
              EXIT_NOT_RUN: 'could not run completely'}[code]
-    for name, rows in (('NEW', new), ('before', before), ('gone', gone), ('shared', shared)):
+    for name, rows in (('NEW', new), ('pre-existing', before), ('gone', gone), ('shared', shared)):
         for sig, title, nb, np_ in rows:
-            print('premerge: %-6s %s  base %5d  patched %5d  %s%s' % (
+            print('premerge: %-12s %s  base %5d  patched %5d  %s%s' % (
                 name, sig, nb, np_, title, '  [%s]' % how(sig) if how(sig) else ''))
     print('premerge: %s (%d new, %d pre-existing, %d gone, %d shared)%s; reports %s %s' % (
         label, len(new), len(before), len(gone), len(shared),
@@ -131,7 +169,8 @@ def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
         os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
     cov = walker_line({side: walker.union(os.path.join(out, side, 'results')) for side in SIDES})
     print('premerge: %s' % cov)
-    row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3], 'tried': how(r[0])}
+    row = lambda r: {'signature': r[0], 'title': r[1], 'base': r[2], 'patched': r[3],
+                     'tried': confirm.tries(tried[r[0]]) if r[0] in tried else ''}
     report.write_sides(out, {
         'state': {EXIT_OK: 'pass', EXIT_NEW: 'fail', EXIT_NOT_RUN: 'untested'}[code],
         'label': 'Pre-merge check %s (exit %d)' % (label, code),
@@ -146,7 +185,7 @@ def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
     write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov,
-                                             how))
+                                             lambda sig: how(sig) + (' (%s)' % notes(sig) if notes(sig) else '')))
     return code
 
 
