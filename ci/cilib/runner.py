@@ -285,6 +285,9 @@ class Campaign:
             for var in ('ASGFCI_DEADLINE', 'ASGFCI_OUT', 'ASGFCI_SHARED',
                         'ASGFCI_GEN', 'ASGFCI_MIN_ATTEMPT', 'JAVA_HOME'):
                 argv += ['--env', var]
+            if os.environ.get('ASGFCI_CPU_LOCKS'):
+                # chosen by the caller (tests/run: apart from a campaign the user runs): every host's
+                argv += ['--env', 'ASGFCI_CPU_LOCKS']
             if not cfg['shared']:
                 # Remote jobs run in --workdir and pack their directory; the pack
                 # comes back to OUT/results/jobs/ and is removed there.
