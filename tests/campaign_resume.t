@@ -27,12 +27,17 @@ for _ in $(seq 600); do
   kill -0 $pid 2>/dev/null || break
   sleep 0.1
 done
+# The report is there while it runs (rewritten after each triage), and says so.
+running() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(d["state"]["status"] != "running")' "$out/report.json" 2>/dev/null; }
+for _ in $(seq 300); do running && break; kill -0 $pid 2>/dev/null || break; sleep 0.1; done
+running && grep -q '<section id="verdict" class="[a-z]*"><h2>running, [0-9:]* of 1:00 used: ' "$out/report.html"
+ok $? "while it runs, report.html is there and leads with 'running, ... used' ($(grep -o '<h2>[^<]*' "$out/report.html" 2>/dev/null | head -1))"
 sleep 1
 kill -INT $pid
 wait $pid; rc=$?
 ok $(( rc != 130 )) "interrupted campaign exits 130 (got $rc)"
 grep -q 'resume with: ci/campaign --resume --out' "$d/run1.out"; ok $? "it says how to resume"
-ok "$([ -f "$out/report.html" ]; echo $?)" "a report is written at the interruption"
+grep -q '<h2>interrupted</h2>' "$out/report.html"; ok $? "a report is written at the interruption, and says so"
 status=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["status"])' "$out/state.json")
 ok "$([ "$status" = interrupted ]; echo $?)" "state.json says interrupted ($status)"
 pgrep -f "$out" >/dev/null; ok $(( $? == 0 )) "no job of the campaign is left running"

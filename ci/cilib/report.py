@@ -126,7 +126,8 @@ def read_progress(out):
     return rows
 
 
-def build(out, cfg, state, specs, jobs, java_version=''):
+def build(out, cfg, state, specs, jobs, java_version='', lines=None):
+    """lines: the walker's source lines (addr2line, seconds); by default unless interrupted."""
     triage = read_json(os.path.join(out, 'triage', 'report.json'), None)
     sources = bucket_sources(out)
     if triage:
@@ -176,7 +177,8 @@ def build(out, cfg, state, specs, jobs, java_version=''):
         'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
         'yield': yields.table(out, specs, jobs, (triage or {}).get('buckets', [])),
         'triage': triage, 'warnings': state.get('warnings', []),
-        'walker': walker.summary(os.path.join(out, 'results'), lines=state.get('status') != 'interrupted'),
+        'walker': walker.summary(os.path.join(out, 'results'),
+                                 lines=state.get('status') != 'interrupted' if lines is None else lines),
     }
 
 
@@ -184,9 +186,14 @@ def default_verdict(doc):
     """A campaign's own verdict: its new buckets (ci/premerge and --base replace it with theirs)."""
     new = [b for b in ((doc.get('triage') or {}).get('buckets') or []) if b.get('status') == 'new']
     st = doc['state'].get('status')
+    n_new = '%d new bucket%s' % (len(new), '' if len(new) == 1 else 's') if new else 'no new bucket'
+    if st == 'running':   # the report a campaign rewrites after each triage
+        return {'state': 'fail' if new else 'untested', 'why': '',
+                'label': 'running, %s of %s used: %s so far' % (hms(doc['state'].get('consumed', 0)),
+                                                                 hms(doc['campaign']['budget']), n_new),
+                'new': [new_row(b) for b in new]}
     state = 'untested' if st == 'interrupted' or not doc['totals']['jobs_started'] else 'fail' if new else 'pass'
-    label = ('interrupted' if st == 'interrupted' else 'no job ran' if not doc['totals']['jobs_started'] else
-             '%d new bucket%s' % (len(new), '' if len(new) == 1 else 's') if new else 'no new bucket')
+    label = ('interrupted' if st == 'interrupted' else 'no job ran' if not doc['totals']['jobs_started'] else n_new)
     return {'state': state, 'label': label, 'why': '', 'new': [new_row(b) for b in new]}
 
 
@@ -271,8 +278,8 @@ _BASE_CSS = 'body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}table
             'th,td{border:1px solid #ccc;padding:4px 6px;text-align:left;vertical-align:top}th{background:#f0f0f0}'
 
 
-def write(out, cfg, state, specs, jobs, java_version=''):
-    doc = build(out, cfg, state, specs, jobs, java_version)
+def write(out, cfg, state, specs, jobs, java_version='', lines=None):
+    doc = build(out, cfg, state, specs, jobs, java_version, lines)
     doc['verdict'] = default_verdict(doc)
     paths = [os.path.join(out, 'report.md'), os.path.join(out, 'report.json'),
              os.path.join(out, 'report.html')]
