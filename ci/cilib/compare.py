@@ -3,13 +3,12 @@ and the buckets that differ. A VM engineer's question is what the patch adds ove
 the build it is based on, not how a build compares with a list."""
 import os
 import random
-import signal
 import sys
 
 from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
-from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json
+from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json, signals_held
 
 EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, EXIT_UNTESTED
 SIDES = ('base', 'patched')
@@ -94,17 +93,8 @@ def judge(args, out, homes, codes, docs, budget, seed, write_outputs):
     """The verdict over both sides, with SIGINT and SIGTERM held off until its files are
     written (a CI runner's time-out): a signal stops the retries, the buckets not tried
     stay new, and the exit is 1 if anything is new, else 3."""
-    got = []
-
-    def on_signal(signum, frame):
-        got.append(signum)
-        confirm.stop_current()
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        code = _judge(args, out, homes, codes, docs, budget, seed, write_outputs, lambda: bool(got))
-    finally:
-        for s, h in old.items():
-            signal.signal(s, h)
+    code, got = signals_held(lambda stop: _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop),
+                             confirm.stop_current)
     if got and code != EXIT_NEW:
         print('premerge: interrupted; the files are whole')
         return EXIT_NOT_RUN
@@ -129,8 +119,9 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     def how(sig):
         return confirm.describe(tried[sig]) if sig in tried else ''
 
-    def notes(sig):
-        return '; '.join(tried[sig]['notes']) if sig in tried and tried[sig]['notes'] else ''
+    def told(sig):   # how, and what the retries noted
+        notes = '; '.join(tried[sig]['notes']) if sig in tried else ''
+        return how(sig) + (' (%s)' % notes if notes else '')
 
     suites = []
     for name, rows, fail in (('new', new, True), ('pre-existing', before, False), ('gone', gone, False),
@@ -139,14 +130,12 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
             'base': base_home, 'patched': java_home, 'seed': str(seed), 'budget_each': hms(budget)})
         for sig, title, nb, np_ in rows:
             case = suite.add(junit.Case('premerge.%s-buckets' % name, '%s %s' % (sig, title)))
-            case.out = 'base: %d, patched: %d%s%s' % (nb, np_, '; tried again: %s' % how(sig) if how(sig) else '',
-                                                     ' (%s)' % notes(sig) if notes(sig) else '')
+            case.out = 'base: %d, patched: %d%s' % (nb, np_, '; tried again: %s' % told(sig) if how(sig) else '')
             if fail:
                 bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
                 case.fail('new on the patched build: %s' % title, 'new-bucket',
-                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s%s\nbucket: %s\nrepro: '
-                          'crash-triage/repro %s' % (sig, title, np_, how(sig) or 'no',
-                                                     ' (%s)' % notes(sig) if notes(sig) else '', bucket, bucket))
+                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s\nbucket: %s\nrepro: '
+                          'crash-triage/repro %s' % (sig, title, np_, told(sig) or 'no', bucket, bucket))
         suites.append(suite)
     setup = junit.Suite('premerge.sides')
     for side in SIDES:
@@ -185,7 +174,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
     write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov,
-                                             lambda sig: how(sig) + (' (%s)' % notes(sig) if notes(sig) else '')))
+                                             told))
     return code
 
 

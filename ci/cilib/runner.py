@@ -473,22 +473,24 @@ class Campaign:
             self.triage_proc = None
             self.buckets = self._bucket_counts()
             self.next_triage = now + self.cfg['triage_every']
+            if self.cfg.get('adapt') or not final:   # one scan for both
+                jobs = scan.job_outcomes(self.out, planlib.jobs(self.specs, self.state.get('rounds', 1),
+                                                                self.cfg['seed']))
             if self.cfg.get('adapt'):
-                self._adapt()
+                self._adapt(jobs)
             if not final:
-                self._interim_report()
+                self._interim_report(jobs)
         if self.triage_proc is None and now >= self.next_triage and not final:
             log = open(self.path('triage.log'), 'ab')
             self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL)
             log.close()
 
-    def _interim_report(self):
+    def _interim_report(self, jobs):
         """report.md/.json/.html while the campaign runs, after each triage, so that the page
         a user opens in the night says where it stands (the final one replaces it). Without
         the walker's source lines: addr2line takes seconds, the loop has signals to watch."""
         try:
-            jobs = scan.job_outcomes(self.out, planlib.jobs(self.specs, self.state.get('rounds', 1), self.cfg['seed']))
             report.write(self.out, self.cfg, self.state, self.specs, jobs,
                          java_version=getattr(self, 'java_version', ''), lines=False)
         except (OSError, ValueError, KeyError, DiskFull) as e:
@@ -496,10 +498,9 @@ class Campaign:
                 self.say('could not rewrite the report while running (%s); the final one is written at the end' % e)
             self.interim_failed = True
 
-    def _adapt(self):
+    def _adapt(self, jobs):
         """New keep probabilities from the yield so far (ci/cilib/adapt.py)."""
         tri = read_json(self.path('triage', 'report.json'), {}) or {}
-        jobs = scan.job_outcomes(self.out, planlib.jobs(self.specs, self.state['rounds'], self.cfg['seed']))
         adapt.write(self.out, self.specs, yields.table(self.out, self.specs, jobs, tri.get('buckets', [])))
 
     def _bucket_counts(self):

@@ -3,6 +3,7 @@ import errno
 import json
 import os
 import re
+import signal
 import sys
 import time
 
@@ -19,6 +20,25 @@ EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_UNTESTED = 0, 1, 2, 3
 # Longer budgets are refused: they are typing mistakes, and the job list of
 # one would not fit in memory.
 MAX_BUDGET = 30 * 86400
+
+
+def signals_held(work, on_signal=None):
+    """Runs work(stop) with SIGINT and SIGTERM held off (a CI runner's time-out): a signal
+    only makes stop() true, and on_signal() runs (it may kill a child work waits for).
+    Returns (work's result, whether a signal came). ci/premerge's verdicts use it, so that
+    their files are whole however they are cut short."""
+    got = []
+
+    def handler(signum, frame):
+        got.append(signum)
+        if on_signal:
+            on_signal()
+    old = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return work(lambda: bool(got)), bool(got)
+    finally:
+        for s, h in old.items():
+            signal.signal(s, h)
 
 
 class UsageError(Exception):
