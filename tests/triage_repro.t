@@ -108,6 +108,22 @@ for st in 1 127; do
   ok $? "a replay that never walked (exit $st) is 'did not run', exit 3, not a clean or crashed run (rc $rc)"
 done
 
+# A bucket a stress job found runs through stress/run by default, with that job's workload and
+# flags: its case acts on the thread state of that workload. A stand-in java that never starts a
+# VM keeps this to the choice of route.
+mkdir -p "$tmp/stree/a1" "$tmp/fakejdk/bin"
+printf '#!/bin/sh\necho "stand-in java: no VM" >&2; exit 1\n' >"$tmp/fakejdk/bin/java"; chmod +x "$tmp/fakejdk/bin/java"
+crash-triage/testdata-gen/fake-replay --record-dir "$tmp/stree/a1" "$tmp/three.case" >/dev/null
+echo "$PWD/stress/run --out o --time 42s --scenario deopt --jvm-flags -Xint --agent mode=signal,seed=3" >"$tmp/stree/a1/cmd"
+crash-triage/triage -q --out "$tmp/sout" "$tmp/stree" >/dev/null 2>&1
+sb=$(ls -d "$tmp"/sout/buckets/*/ | head -1)
+$RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r12" 2>&1
+grep -q 'a stress job found this bucket' "$tmp/r12" && grep -q "via stress (stress/run --scenario deopt --time 1s --jvm-flags '-Xint'" "$tmp/r12"
+ok $? "a stress job's bucket goes through stress/run with its scenario and JVM flags by default"
+$RP "$sb" -n 1 --via replay --java-home "$tmp/fakejdk" >"$tmp/r13" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q 'via replay' "$tmp/r13" && ! grep -q 'a stress job found' "$tmp/r13"
+ok $? "--via replay still replays it alone (rc $rc)"
+
 # -- the real replay tool with the test hook ------------------------------------------------
 export BUILD=$REAL_BUILD
 if [ ! -x "$REAL_BUILD/fuzz/asgf-replay" ]; then
@@ -152,3 +168,4 @@ got = [R.stress_settings(cmd), R.stress_settings('/r/stress/run --scenario spin 
 want = [('spin,inline', '-Xint', 'vthread_warmup=0'), ('spin', None, None), (None, None, None)]
 print(('ok' if got == want else 'not ok') + ' - stress_settings keeps scenario, JVM flags and state options only (%r)' % (got,))
 PY
+

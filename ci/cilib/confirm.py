@@ -11,9 +11,9 @@ not; its case, run again on the base build, says whether the patch brought it.
   a side where the case never ran  not tried: new, fails
 
 Each try is one `crash-triage/repro BUCKET -n 1 --expect SIGNATURE` in a fresh JVM,
-with the route of the run that found the bucket (a stress job's case goes through
-stress/run with its scenario and flags, a fuzzer's through the replay tool) and a
-seed of its own. A side stops at its first reproduction; no try starts after the
+with a seed of its own; repro takes the route of the run that found the bucket (a
+stress job's case goes through stress/run with its scenario and flags, a fuzzer's
+through the replay tool). A side stops at its first reproduction; no try starts after the
 deadline or once stop() says so. Results are kept in OUT/confirm.json, so that
 ci/premerge --report-only judges a pair again with the same answers."""
 import json
@@ -27,9 +27,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 REPRO = os.path.join(ROOT, 'crash-triage', 'repro')
-sys.path.insert(0, os.path.join(ROOT, 'crash-triage'))
-from ctlib.reproduce import finding_command, stress_settings  # noqa: E402
-from .util import read_json, write_json  # noqa: E402
+from .util import read_json, write_json
 
 PRE_EXISTING, CONFIRMED, UNCONFIRMED, NOT_TRIED = 'pre-existing', 'confirmed', 'unconfirmed', 'not tried'
 ATTEMPT_TIMEOUT = 120        # repro's own limit for one JVM (it then counts as hung)
@@ -38,17 +36,6 @@ SAVED = 'confirm.json'
 
 # The repro process group running now, for stop_current() (a signal handler's).
 _current = []
-
-
-def route(bucket_dir):
-    """['--via', 'stress'] for a bucket a stress job found (its case means something only
-    beside that workload), [] (the replay tool) otherwise."""
-    b = read_json(os.path.join(bucket_dir, 'bucket.json'), {}) or {}
-    path = (b.get('representative') or {}).get('path')
-    if not path:
-        return []
-    scenario, _, _ = stress_settings(finding_command(path))
-    return ['--via', 'stress'] if scenario else []
 
 
 def stop_current():
@@ -60,12 +47,13 @@ def stop_current():
             pass
 
 
-def try_once(bucket_dir, sig, java_home, via, seed):
-    """('hit' | 'miss' | 'not run' | 'bad input', note) of one attempt on java_home."""
+def try_once(bucket_dir, sig, java_home, seed):
+    """('hit' | 'miss' | 'not run' | 'bad input', note, route) of one attempt on java_home;
+    repro picks the route (stress/run for a stress job's bucket) and says which it took."""
     with tempfile.TemporaryDirectory(prefix='asgf-confirm-') as tmp:
         result = os.path.join(tmp, 'repro.json')
         argv = [REPRO, bucket_dir, '--java-home', java_home, '-n', '1', '-q', '--expect', sig,
-                '--seed', str(seed), '--timeout', str(ATTEMPT_TIMEOUT), '--json', result] + via
+                '--seed', str(seed), '--timeout', str(ATTEMPT_TIMEOUT), '--json', result]
         # Its own session: a time-out or a signal takes the JVM down with it.
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                              cwd=tmp, start_new_session=True)
@@ -75,28 +63,28 @@ def try_once(bucket_dir, sig, java_home, via, seed):
         except subprocess.TimeoutExpired:
             stop_current()
             p.communicate()
-            return 'not run', 'repro ran over %d s' % REPRO_TIMEOUT
+            return 'not run', 'repro ran over %d s' % REPRO_TIMEOUT, None
         finally:
             _current.remove(p.pid)
         last = (output.decode('utf-8', 'replace').strip().splitlines() or ['no output'])[-1]
         if p.returncode == 2:
-            return 'bad input', 'repro: %s' % last
+            return 'bad input', 'repro: %s' % last, None
         s = read_json(result, None)
         if p.returncode not in (0, 1) or not s or not s.get('ran'):
-            return 'not run', 'the case did not run (repro exit %d: %s)' % (p.returncode, last)
-        return ('hit' if s.get('same_signature', 0) > 0 else 'miss'), ''
+            return 'not run', 'the case did not run (repro exit %d: %s)' % (p.returncode, last), s and s.get('via')
+        return ('hit' if s.get('same_signature', 0) > 0 else 'miss'), '', s.get('via')
 
 
 def one(bucket_dir, sig, homes, attempts, deadline, stop):
     """{'verdict', 'base': [hits, tries], 'patched': [hits, tries], 'notes', 'via'} for one
     bucket; a try counts only if the case ran."""
-    via = route(bucket_dir)
-    res = {'base': [0, 0], 'patched': [0, 0], 'notes': [], 'via': via[1] if via else 'replay'}
+    res = {'base': [0, 0], 'patched': [0, 0], 'notes': [], 'via': ''}
     for side in ('base', 'patched'):
         seed = 1
         while not res[side][0] and seed <= attempts and time.monotonic() < deadline and not stop():
-            what, note = try_once(bucket_dir, sig, homes[side], via, seed)
+            what, note, via = try_once(bucket_dir, sig, homes[side], seed)
             seed += 1
+            res['via'] = res['via'] or via or ''
             if note and '%s: %s' % (side, note) not in res['notes']:
                 res['notes'].append('%s: %s' % (side, note))
             if what in ('hit', 'miss'):

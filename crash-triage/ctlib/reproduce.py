@@ -210,16 +210,23 @@ def finding_command(member_path):
 STATE_OPTIONS = ('vthread_warmup',)
 
 
+def stress_words(cmd):
+    """The words of a finding command's last line when it is a stress/run command, else None:
+    a stress job's case acts on the thread state of that job's workload."""
+    try:
+        words = shlex.split(cmd.splitlines()[-1]) if cmd else []
+    except ValueError:
+        return None
+    return words if words and words[0].endswith('stress/run') else None
+
+
 def stress_settings(cmd):
     """(scenario, JVM flags, agent options) of a stress/run command line (its last line),
     each None when absent; (None, None, None) for anything else. A replay needs all three:
     forged words found under -Xint mean nothing to compiled frames, and the agent options
     kept are the STATE_OPTIONS of its --agent."""
-    try:
-        words = shlex.split(cmd.splitlines()[-1]) if cmd else []
-    except ValueError:
-        return None, None, None
-    if not words or not words[0].endswith('stress/run'):
+    words = stress_words(cmd)
+    if not words:
         return None, None, None
 
     def value(opt):
