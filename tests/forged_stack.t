@@ -66,12 +66,18 @@ ok $? "verify-reproducers: a malformed verify: line is named with its file and l
 # jvm= reaches the replayed JVM: a flag set it starts with reproduces, one it refuses runs nothing.
 mkdir -p "$d/repros-jvm" "$d/repros-jvm-bad"
 cp "$d/repros/forged.case" "$d/repros-jvm/"; cp "$d/repros/forged.case" "$d/repros-jvm-bad/"
-echo "verify: case=forged.case jdk=$major via=stress api=asgst scenario=spin jvm=-Xint,-XX:+UseSerialGC time=3s expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros-jvm/forged.md"
+echo "verify: case=forged.case jdk=$major via=stress api=asgst scenario=spin jvm=-Xint,-XX:+UseSerialGC time=3s stress=--threads,1 expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros-jvm/forged.md"
 sed 's/-XX:+UseSerialGC/-XX:+UseNoSuchGC/' "$d/repros-jvm/forged.md" >"$d/repros-jvm-bad/forged.md"
 LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-jvm" --jdk "$JAVA_HOME" -n 1 >"$d/vr4.out" 2>&1; rc=$?
 LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-jvm-bad" --jdk "$JAVA_HOME" -n 1 >"$d/vr5.out" 2>&1; rc2=$?
 [ $rc = 0 ] && [ $rc2 = 1 ] && grep -q '0/0 attempts' "$d/vr5.out"
 ok $? "verify-reproducers: jvm= flags reach the JVM: -Xint,-XX:+UseSerialGC reproduces (rc $rc), -XX:+UseNoSuchGC runs nothing (rc $rc2)"
+# stress= reaches stress/run: a thread count it refuses runs nothing.
+mkdir -p "$d/repros-stress-bad"; cp "$d/repros/forged.case" "$d/repros-stress-bad/"
+sed 's/stress=--threads,1/stress=--threads,0/' "$d/repros-jvm/forged.md" >"$d/repros-stress-bad/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-stress-bad" --jdk "$JAVA_HOME" -n 1 >"$d/vr6.out" 2>&1; rc=$?
+[ $rc = 1 ] && grep -q "0/0 attempts.*1 did not run: .*--threads '0' is not a positive number" "$d/vr6.out"
+ok $? "verify-reproducers: stress= options reach stress/run: --threads 0 runs nothing (rc $rc)"
 crash-triage/repro "$d/repros/forged.case" --via replay --jvm-flags=-Xint -n 1 >"$d/repro-jvm.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q -- '--jvm-flags needs --via stress' "$d/repro-jvm.out"
 ok $? "crash-triage/repro: --jvm-flags with --via replay is refused (rc $rc)"

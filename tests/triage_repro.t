@@ -114,12 +114,19 @@ done
 mkdir -p "$tmp/stree/a1" "$tmp/fakejdk/bin"
 printf '#!/bin/sh\necho "stand-in java: no VM" >&2; exit 1\n' >"$tmp/fakejdk/bin/java"; chmod +x "$tmp/fakejdk/bin/java"
 crash-triage/testdata-gen/fake-replay --record-dir "$tmp/stree/a1" "$tmp/three.case" >/dev/null
-echo "$PWD/stress/run --out o --time 42s --scenario deopt --jvm-flags -Xint --agent mode=signal,seed=3" >"$tmp/stree/a1/cmd"
+echo "$PWD/stress/run --out o --time 42s --scenario deopt --threads 3 --jvm-flags -Xint --agent mode=thread,interval=50us,mutate=forge,seed=3 --jfr" >"$tmp/stree/a1/cmd"
 crash-triage/triage -q --out "$tmp/sout" "$tmp/stree" >/dev/null 2>&1
 sb=$(ls -d "$tmp"/sout/buckets/*/ | head -1)
 $RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r12" 2>&1
-grep -q 'a stress job found this bucket' "$tmp/r12" && grep -q "via stress (stress/run --scenario deopt --time 1s --jvm-flags '-Xint'" "$tmp/r12"
-ok $? "a stress job's bucket goes through stress/run with its scenario and JVM flags by default"
+grep -q 'a stress job found this bucket' "$tmp/r12" \
+  && grep -q "via stress (stress/run --scenario deopt --time 1s --jvm-flags '-Xint' --threads 3 --jfr, agent mutate=corpus:<the case>,mode=thread,interval=50us)" "$tmp/r12"
+ok $? "a stress job's bucket goes through stress/run with its scenario, flags, threads and sampling by default"
+$RP "$sb" -n 1 --stress-args '--threads 2 --bogus' >"$tmp/r14" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "stress-args: word 3, '--bogus', is not one of" "$tmp/r14"
+ok $? "--stress-args names a word it does not take, exit 2 (rc $rc)"
+$RP "$sb" -n 1 --stress-args='--heap' >"$tmp/r15" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "stress-args: --heap (word 1) needs a value" "$tmp/r15"
+ok $? "--stress-args: an option without its value, exit 2 (rc $rc)"
 $RP "$sb" -n 1 --via replay --java-home "$tmp/fakejdk" >"$tmp/r13" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'via replay' "$tmp/r13" && ! grep -q 'a stress job found' "$tmp/r13"
 ok $? "--via replay still replays it alone (rc $rc)"
@@ -165,7 +172,11 @@ from ctlib import reproduce as R
 cmd = 'x\n/r/stress/run --out o --time 42s --scenario spin,inline --agent mode=signal,mutate=forge,vthread_warmup=0,seed=3 --jvm-flags -Xint'
 got = [R.stress_settings(cmd), R.stress_settings('/r/stress/run --scenario spin --agent mutate=forge'),
        R.stress_settings('/r/fuzz/run-libfuzzer --out o')]
-want = [('spin,inline', '-Xint', 'vthread_warmup=0'), ('spin', None, None), (None, None, None)]
+want = [('spin,inline', '-Xint', 'mode=signal,vthread_warmup=0'), ('spin', None, None), (None, None, None)]
 print(('ok' if got == want else 'not ok') + ' - stress_settings keeps scenario, JVM flags and state options only (%r)' % (got,))
+cmd = '/r/stress/run --out o --threads 4 --scenario gc --heap 1g --jfr --agent interval=50us --jcmd 5'
+got = [R.workload_args(cmd), R.workload_args('/r/stress/run --scenario gc'), R.workload_args('/r/fuzz/run-libfuzzer --jfr')]
+want = ['--threads 4 --heap 1g --jfr --jcmd 5', None, None]
+print(('ok' if got == want else 'not ok') + ' - workload_args keeps threads, heap and the VM walkers of a stress run (%r)' % (got,))
 PY
 

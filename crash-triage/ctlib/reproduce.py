@@ -204,10 +204,18 @@ def finding_command(member_path):
     return None
 
 
-# Agent options that change the VM a case acts on rather than how cases are made: a replay
-# runs with them. vthread_warmup=0 keeps a VM that never entered a continuation, the only
-# state in which 21's ContinuationEntry::to_frame() faults (src/vm_warmup.h).
-STATE_OPTIONS = ('vthread_warmup',)
+# Agent options that shape the VM and the sampling a case met, rather than how cases are
+# made (mutate, seed, qops) or where results go: a stress run of the case takes them from the
+# run that found it. vthread_warmup=0 keeps a VM that never entered a continuation, the only
+# state in which 21's ContinuationEntry::to_frame() faults (src/vm_warmup.h); mode decides who
+# walks; interval, timer and the other walkers decide how often the VM is caught where.
+STATE_OPTIONS = ('vthread_warmup', 'mode', 'interval', 'timer', 'aim', 'depth', 'queue_ops', 'queue_size',
+                 'suspend', 'jvmti_walk')
+
+# stress/run options of the workload itself (threads, heap, the VM's own walkers beside the
+# samplers) that a stress run of a case carries over: option -> takes a value.
+WORKLOAD_OPTIONS = {'--threads': True, '--heap': True, '--jcmd': True, '--jfr': False, '--jsig': False,
+                    '--whitebox': False}
 
 
 def stress_words(cmd):
@@ -235,6 +243,36 @@ def stress_settings(cmd):
     return value('--scenario'), value('--jvm-flags'), ','.join(kept) or None
 
 
+def workload_args(cmd):
+    """The WORKLOAD_OPTIONS of a stress/run command line as one string ('--threads 2 --jfr'),
+    or None."""
+    words = stress_words(cmd) or []
+    out = []
+    for i, w in enumerate(words):
+        if w in WORKLOAD_OPTIONS:
+            out += words[i:i + 2] if WORKLOAD_OPTIONS[w] else [w]
+    return ' '.join(shlex.quote(w) for w in out) or None
+
+
+def check_workload_args(text):
+    """The words of a --stress-args value; InputError naming the first word that is not one of
+    WORKLOAD_OPTIONS or lacks its value."""
+    try:
+        words = shlex.split(text or '')
+    except ValueError as e:
+        raise InputError('--stress-args %r: %s' % (text, e))
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w not in WORKLOAD_OPTIONS:
+            raise InputError('--stress-args: word %d, %r, is not one of %s' % (
+                i + 1, w, ' '.join(sorted(WORKLOAD_OPTIONS))))
+        if WORKLOAD_OPTIONS[w] and (i + 1 >= len(words) or words[i + 1].startswith('--')):
+            raise InputError('--stress-args: %s (word %d) needs a value' % (w, i + 1))
+        i += 2 if WORKLOAD_OPTIONS[w] else 1
+    return words
+
+
 def replay_binary():
     build = os.environ.get('BUILD') or os.path.join(REPO, 'build')
     if not os.path.isabs(build):
@@ -252,14 +290,18 @@ class Runner:
 
     def __init__(self, via, rules, sym, java_home=None, protect=1, scenario=None,
                  duration='10s', walks=1, api='auto', test_plant=None, agent_extra=None,
-                 env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None):
+                 env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None, stress_args=None):
         if via not in ('replay', 'stress'):
             raise InputError('--via wants replay or stress, got %r' % via)
         if jvm_flags and via != 'stress':
             # the replay tool starts its JVM with fixed options; a case found
             # under -Xint or another GC must run under the same flags
             raise InputError('--jvm-flags needs --via stress')
+        if stress_args and via != 'stress':
+            raise InputError('--stress-args needs --via stress')
         self.jvm_flags = jvm_flags
+        self.stress_args = stress_args
+        self.stress_words = check_workload_args(stress_args)
         self.via = via
         self.rules = rules
         self.sym = sym
@@ -295,10 +337,12 @@ class Runner:
                 ', scenario %s' % self.scenario if self.scenario else '',
                 ', JDK %s' % self.java_home if self.java_home else '',
                 ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
-        return ('stress (stress/run --scenario %s --time %s%s, agent mutate=corpus:<the case>): '
+        return ('stress (stress/run --scenario %s --time %s%s%s, agent mutate=corpus:<the case>%s): '
                 'one run per attempt, protection %s%s%s' % (
                     self.scenario, self.duration,
                     " --jvm-flags '%s'" % self.jvm_flags if self.jvm_flags else '',
+                    ' ' + self.stress_args if self.stress_args else '',
+                    ',' + self.agent_extra if self.agent_extra else '',
                     'on' if self.protect else 'off',
                     ', JDK %s' % self.java_home if self.java_home else '',
                     ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
@@ -417,6 +461,7 @@ class Runner:
             argv += ['--java-home', self.java_home]
         if self.jvm_flags:
             argv += ['--jvm-flags', self.jvm_flags]
+        argv += self.stress_words
         a = Attempt(index)
         timeout = self.timeout or int(self.seconds * 1.25) + 90
         p = _run(a, argv, self._env(), timeout, 'stress/run did not return within %ds')

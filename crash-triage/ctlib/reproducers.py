@@ -6,14 +6,15 @@ version. Read by crash-triage/verify-reproducers and crash-triage/repro.
 
 (key=value words; expect= runs to the end of the line, so a title may hold blanks). jdk is a
 major version; via, scenario, time, agent (extra agent options) and api are
-crash-triage/repro's; jvm= holds the JVM flags the case was found under, joined by commas."""
+crash-triage/repro's; jvm= holds the JVM flags the case was found under and stress= the
+workload's stress/run options (repro --stress-args), each joined by commas."""
 import glob
 import os
 import re
 import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KEYS = ('case', 'jdk', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm')
+KEYS = ('case', 'jdk', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm', 'stress')
 JDK_HANDLES = '/opt/asgf-jdk'    # ci/install-jdk's handles
 
 
