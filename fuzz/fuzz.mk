@@ -23,7 +23,7 @@ FUZZ_LIBJVM := $(JAVA_HOME)/lib/server
 FUZZ_LIBS = -L$(FUZZ_LIBJVM) -Wl,--enable-new-dtags,-rpath,$(FUZZ_LIBJVM) -ljvm -ldl -lpthread
 
 FUZZ_CORE_SRC := $(filter-out src/arch_%.c,$(wildcard src/*.c)) src/arch_$(ARCH).c
-FUZZ_HARNESS_SRC := fuzz/harness.c fuzz/feedback.c fuzz/casefix.c
+FUZZ_HARNESS_SRC := fuzz/harness.c fuzz/feedback.c fuzz/casefix.c fuzz/placement.c
 FUZZ_HEADERS := $(wildcard src/*.h src/*.def fuzz/*.h)
 
 # Two builds of the core and the harness: plain (libFuzzer, AFL++, replay,

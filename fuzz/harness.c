@@ -21,6 +21,7 @@
 #include "record.h"
 #include "casefix.h"
 #include "harness.h"
+#include "placement.h"
 #include "jit_code.h"
 #include "jmethods.h"
 #include "jvm_regions.h"
@@ -73,6 +74,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_BATCH", ENV_LONG, CFG(batch), 1, 4096},
     {"ASGF_HOLD_US", ENV_LONG, CFG(hold_us), 1, 100000},
     {"ASGF_PIN", ENV_BOOL, CFG(pin), 0, 0},
+    {"ASGF_PLACEMENT", ENV_STR, CFG(placement), 0, 0},
     {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
     {"ASGF_TEST_PLANT", ENV_ADDR, CFG(test_plant), 0, 0},
     {"ASGF_QUIET", ENV_BOOL, CFG(quiet), 0, 0},
@@ -144,7 +146,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
 {
     extern char **environ;
     *c = (struct harness_config){
-        .api = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
+        .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
@@ -174,6 +176,8 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     enum api_kind k;
     if (api_kind_parse(c->api, &k))
         return errorf(err, errlen, "ASGF_API: expected auto, asgst or agct, got \"%s\"", c->api);
+    if (placement_parse(c->placement) < 0)
+        return errorf(err, errlen, "ASGF_PLACEMENT: expected auto, spread or together, got \"%s\"", c->placement);
     if (!*c->scenario) return errorf(err, errlen, "ASGF_SCENARIO: empty scenario name");
     if (!*c->out) return errorf(err, errlen, "ASGF_OUT: empty directory name");
     return 0;
@@ -453,6 +457,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
      * mode walks from an attached thread, as a profiler's sampler would. */
     threads_register_self("asgf-fuzzer", env);
     if (h.cfg.pin) pin_threads();
+    else placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL);
     sleep_ms(h.cfg.warmup_ms);
     jvm_regions_refresh(env);
     /* After the warm-up: the VM's start-up code is not what the cases reach. */
@@ -504,6 +509,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
         r->lots_before = qops_lots_done(r->slot), r->caught_before = gc.caught;
         struct exec_ctx cx = {h.api, case_mode_name(r->prog.mode), buf, len, q, r->frames, HARNESS_FRAMES};
         r->target_rc = target_run(r->tid, r->prog.mode, &cx, &r->prog, &r->out, h.cfg.case_timeout_ms * 1000000LL);
+        placement_tick();
     }
     if (r->target_rc != TARGET_RAN) {
         h.not_run++;
@@ -598,6 +604,9 @@ void harness_stats(int fd)
                 "from Java code %llu (%.1f %%)\n",
             t.ran, t.signals, t.signals ? (double)t.ran / (double)t.signals : 0.0, h.cfg.batch, h.cfg.hold_us,
             t.from_java, t.ran ? 100.0 * (double)t.from_java / (double)t.ran : 0.0);
+    char where[160];
+    placement_describe(where, sizeof where);
+    dprintf(fd, "asgf: placement: %s\n", where);
     char cov[300];
     int cov_rc = wcov_finish(h.cfg.out, cov, sizeof cov);
     dprintf(fd, "asgf: %s%s\n", cov, cov_rc ? " (walker-coverage.txt could not be written)" : "");

@@ -56,6 +56,7 @@ struct harness_config {
     long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */
     long hold_us;             /* ASGF_HOLD_US: longest a worker is held for one batch (200) */
     int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */
+    const char *placement;    /* ASGF_PLACEMENT: auto | spread | together (auto; fuzz/placement.h) */
     long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */
     uint64_t test_plant;      /* ASGF_TEST_PLANT: test hook, see harness_start (0 = off) */
     int quiet;                /* ASGF_QUIET: no start-up and exit lines (0) */

@@ -90,7 +90,7 @@ struct waiter {
     _Atomic long long budget;
 };
 static struct waiter caller_w, target_w;
-static long long spin_ns;
+static _Atomic long long spin_ns_; /* target_set_spin may change it while a worker is held */
 
 /* [handler-safe] Tells side w that the request word moved. */
 static void wake(struct waiter *w)
@@ -104,6 +104,7 @@ static void wake(struct waiter *w)
  * says the peer was off its CPU, and spinning only took ours. */
 static void adapt(struct waiter *self, long long budget, long long waited)
 {
+    long long spin_ns = atomic_load_explicit(&spin_ns_, memory_order_relaxed);
     if (waited <= budget) {
         long long more = 2 * budget + 1000;
         atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
@@ -130,7 +131,7 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
         spun = 1;
         if (atomic_load(watch) != v || (also && !atomic_load(also)) ||
             (since != NO_SINCE && atomic_load(&self->word) != since)) {
-            long long more = budget + budget / 2 + 500;
+            long long more = budget + budget / 2 + 500, spin_ns = atomic_load_explicit(&spin_ns_, memory_order_relaxed);
             atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
             return 1;
         }
@@ -284,12 +285,17 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     hold(gen, uc, self, leave_at, hard, thread_mode);
 }
 
+void target_set_spin(long long spin)
+{
+    atomic_store(&spin_ns_, spin);
+    atomic_store(&caller_w.budget, spin);
+    atomic_store(&target_w.budget, spin);
+}
+
 int target_install(int signo, long long spin)
 {
     if (sigsafe_install(signo, on_signal, 0)) return -1;
-    spin_ns = spin;
-    atomic_store(&caller_w.budget, spin);
-    atomic_store(&target_w.budget, spin);
+    target_set_spin(spin);
     signo_used = signo;
     return 0;
 }

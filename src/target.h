@@ -43,6 +43,10 @@ int target_install(int signo, long long spin_ns);
  * Not handler-safe; call before the first target_run. */
 void target_set_batch(int max_inputs, long long hold_ns);
 
+/* Changes the spin bound of target_install; safe while a worker is held
+ * (the next wait uses it). Not handler-safe: the caller's side only. */
+void target_set_spin(long long spin_ns);
+
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */
 #define TARGET_TIMEOUT (-2)   /* the target never answered in time */

@@ -1,0 +1,140 @@
+#include "placement.h"
+
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sigsafe.h"
+#include "target.h"
+
+/* Windows: long enough that a libFuzzer corpus's mix of slow and fast
+ * cases averages out, short enough that a machine that turns busy is
+ * noticed within seconds. A trial must beat the rate it is compared with
+ * by WIN_MARGIN, so that noise does not flip the placement back and forth. */
+#define FIRST_GAP_NS 1000000000LL
+#define MAX_GAP_NS 32000000000LL
+#define TRIAL_NS 250000000LL
+#define SETTLE_NS 20000000LL
+#define WIN_MARGIN 1.2
+
+static struct {
+    enum placement_mode mode;     /* AUTO, or the placement forced */
+    enum placement_mode now;      /* SPREAD or TOGETHER */
+    int trial;                    /* the window running is a trial of `now` */
+    long long spread_spin_ns;
+    cpu_set_t allowed;            /* the mask the process started with */
+    long long window_from;        /* after the settling time */
+    unsigned long long window_cases;
+    double rate_before;           /* cases/s of the placement a trial is measured against */
+    long long gap_ns;             /* measuring time before the next trial */
+    unsigned long long cases[2];  /* cases run spread, together */
+    unsigned trials, moves;
+} pl = {.mode = PLACEMENT_OFF};
+
+int placement_parse(const char *s)
+{
+    if (!strcmp(s, "auto")) return PLACEMENT_AUTO;
+    if (!strcmp(s, "spread")) return PLACEMENT_SPREAD;
+    if (!strcmp(s, "together")) return PLACEMENT_TOGETHER;
+    return -1;
+}
+
+/* Every thread of the process, the JVM's included, gets `set`: a JIT or GC
+ * thread left on the other core would keep waking work there. */
+static void set_all_threads(const cpu_set_t *set)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') sched_setaffinity(atoi(e->d_name), sizeof *set, set);
+    closedir(d);
+}
+
+static void apply(enum placement_mode where)
+{
+    target_release(); /* no worker held in its handler while it moves */
+    if (where == PLACEMENT_TOGETHER) {
+        cpu_set_t one;
+        int cpu = sched_getcpu();
+        if (cpu < 0 || !CPU_ISSET(cpu, &pl.allowed)) {
+            for (cpu = 0; cpu < CPU_SETSIZE && !CPU_ISSET(cpu, &pl.allowed); cpu++) {
+            }
+        }
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        target_set_spin(0);
+        set_all_threads(&one);
+    } else {
+        set_all_threads(&pl.allowed);
+        target_set_spin(pl.spread_spin_ns);
+    }
+    pl.now = where;
+}
+
+static void open_window(long long now_ns)
+{
+    pl.window_from = now_ns + SETTLE_NS;
+    pl.window_cases = 0;
+}
+
+void placement_start(enum placement_mode m, long long spread_spin_ns)
+{
+    pl.spread_spin_ns = spread_spin_ns;
+    if (sched_getaffinity(0, sizeof pl.allowed, &pl.allowed) || CPU_COUNT(&pl.allowed) < 2) {
+        pl.mode = PLACEMENT_OFF;
+        return;
+    }
+    pl.mode = m;
+    pl.gap_ns = FIRST_GAP_NS;
+    apply(m == PLACEMENT_TOGETHER ? PLACEMENT_TOGETHER : PLACEMENT_SPREAD);
+    open_window(sigsafe_now_ns());
+}
+
+static enum placement_mode other(enum placement_mode p)
+{
+    return p == PLACEMENT_SPREAD ? PLACEMENT_TOGETHER : PLACEMENT_SPREAD;
+}
+
+void placement_tick(void)
+{
+    if (pl.mode == PLACEMENT_OFF) return;
+    pl.cases[pl.now == PLACEMENT_TOGETHER]++;
+    if (pl.mode != PLACEMENT_AUTO) return;
+    long long now = sigsafe_now_ns();
+    if (now < pl.window_from) return; /* settling after a move */
+    pl.window_cases++;
+    long long span = now - pl.window_from;
+    if (span < (pl.trial ? TRIAL_NS : pl.gap_ns)) return;
+    double rate = (double)pl.window_cases * 1e9 / (double)span;
+    if (!pl.trial) {
+        pl.rate_before = rate;
+        pl.trial = 1;
+        pl.trials++;
+        apply(other(pl.now));
+    } else if (rate > WIN_MARGIN * pl.rate_before) {
+        pl.trial = 0;
+        pl.moves++;
+        pl.gap_ns = FIRST_GAP_NS; /* the machine changed: look again soon */
+    } else {
+        pl.trial = 0;
+        apply(other(pl.now));
+        pl.gap_ns = pl.gap_ns * 2 < MAX_GAP_NS ? pl.gap_ns * 2 : MAX_GAP_NS;
+    }
+    open_window(sigsafe_now_ns());
+}
+
+void placement_describe(char *buf, size_t len)
+{
+    static const char *names[] = {"auto", "spread", "together", "off"};
+    if (pl.mode == PLACEMENT_OFF) {
+        snprintf(buf, len, "off (fewer than 2 CPUs allowed, or ASGF_PIN)");
+        return;
+    }
+    unsigned long long all = pl.cases[0] + pl.cases[1];
+    snprintf(buf, len, "%s, %s now; %u trials, %u moves; cases spread %.0f %%, together %.0f %%", names[pl.mode],
+             names[pl.now], pl.trials, pl.moves, all ? 100.0 * (double)pl.cases[0] / (double)all : 0.0,
+             all ? 100.0 * (double)pl.cases[1] / (double)all : 0.0);
+}
