@@ -14,6 +14,10 @@
  * noticed within seconds. A trial must beat the rate it is compared with
  * by WIN_MARGIN, so that noise does not flip the placement back and forth. */
 #define FIRST_GAP_NS 1000000000LL
+/* The first window is longer: a run's first seconds are slow (its walker
+ * breakpoints fire, the JIT still compiles), and a trial measured after
+ * them would win against them whatever the placement. */
+#define START_GAP_NS 3000000000LL
 #define MAX_GAP_NS 32000000000LL
 #define TRIAL_NS 250000000LL
 #define SETTLE_NS 20000000LL
@@ -88,7 +92,7 @@ void placement_start(enum placement_mode m, long long spread_spin_ns)
         return;
     }
     pl.mode = m;
-    pl.gap_ns = FIRST_GAP_NS;
+    pl.gap_ns = START_GAP_NS;
     apply(m == PLACEMENT_TOGETHER ? PLACEMENT_TOGETHER : PLACEMENT_SPREAD);
     open_window(sigsafe_now_ns());
 }
@@ -122,6 +126,7 @@ void placement_tick(void)
         pl.trial = 0;
         apply(other(pl.now));
         pl.gap_ns = pl.gap_ns * 2 < MAX_GAP_NS ? pl.gap_ns * 2 : MAX_GAP_NS;
+        if (pl.gap_ns < 2 * FIRST_GAP_NS) pl.gap_ns = 2 * FIRST_GAP_NS;
     }
     open_window(sigsafe_now_ns());
 }
