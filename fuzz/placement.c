@@ -97,7 +97,7 @@ void placement_start(enum placement_mode m, long long spread_spin_ns)
     pl.mode = m;
     pl.gap_ns = START_GAP_NS;
     apply(m == PLACEMENT_TOGETHER ? PLACEMENT_TOGETHER : PLACEMENT_SPREAD);
-    open_window(sigsafe_now_ns());
+    pl.window_from = 0; /* the first case opens it: start-up and warm-up run no cases */
 }
 
 static enum placement_mode other(enum placement_mode p)
@@ -111,6 +111,10 @@ void placement_tick(void)
     pl.cases[pl.now == PLACEMENT_TOGETHER]++;
     if (pl.mode != PLACEMENT_AUTO) return;
     long long now = sigsafe_now_ns();
+    if (!pl.window_from) {
+        open_window(now);
+        return;
+    }
     if (now < pl.window_from) return; /* settling after a move */
     pl.window_cases++;
     long long span = now - pl.window_from;

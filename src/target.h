@@ -43,8 +43,10 @@ int target_install(int signo, long long spin_ns);
  * Not handler-safe; call before the first target_run. */
 void target_set_batch(int max_inputs, long long hold_ns);
 
-/* Changes the spin bound of target_install; safe while a worker is held
- * (the next wait uses it). Not handler-safe: the caller's side only. */
+/* Changes the spin bound of target_install; safe while a worker is held:
+ * waits that start from then on use it (a worker already waiting may adapt
+ * its budget from the old bound once). Not handler-safe: the caller's side
+ * only. */
 void target_set_spin(long long spin_ns);
 
 #define TARGET_RAN 0

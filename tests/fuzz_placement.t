@@ -40,7 +40,8 @@ else
     run_and_look spread ASGF_PLACEMENT=spread
     [ "$(cat "$d/spread.cpus")" = "$all" ]
     ok $? "spread: the threads keep every CPU the process had ($(tr '\n' ' ' < "$d/spread.cpus") against $all)"
-    ran spread; ok $? "spread: the cases ran, no VM crash"
+    ran spread && grep -q '^asgf: placement: spread, spread now; 0 trials, 0 moves; cases spread 100 %' "$d/spread.log"
+    ok $? "spread: the cases ran, no VM crash, none of them anywhere else, and no trials"
 
     run_and_look auto
     ran auto && grep -Eq '^asgf: placement: auto, (spread|together) now; [0-9]+ trials, [0-9]+ moves; cases spread [0-9]+ %, together [0-9]+ %' "$d/auto.log"

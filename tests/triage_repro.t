@@ -130,6 +130,28 @@ ok $? "--stress-args: an option without its value, exit 2 (rc $rc)"
 $RP "$sb" -n 1 --via replay --java-home "$tmp/fakejdk" >"$tmp/r13" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'via replay' "$tmp/r13" && ! grep -q 'a stress job found' "$tmp/r13"
 ok $? "--via replay still replays it alone (rc $rc)"
+$RP "$sb" -n 3 --shared >"$tmp/r16" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q 'ONE JVM runs the case 3 times' "$tmp/r16"
+ok $? "--shared asks for the replay tool, and gets it for a stress job's bucket too (rc $rc)"
+# A finding run that named no scenario ran stress/run's default one, not repro's.
+sed -i 's/ --scenario deopt//' "$tmp/stree/a1/cmd"
+$RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r17" 2>&1
+grep -q "via stress (stress/run --scenario (stress/run's default) --time 1s" "$tmp/r17"
+ok $? "a stress job that named no scenario is run again with stress/run's default one"
+# writeup's repro command for a stress find parses, even when its workload options are one flag.
+python3 - "$PWD" <<'PY'
+import importlib.machinery, importlib.util, shlex, sys
+root = sys.argv[1]
+sys.path.insert(0, root + '/crash-triage')
+def load(name, path):
+    spec = importlib.util.spec_from_loader(name, importlib.machinery.SourceFileLoader(name, path))
+    m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m); return m
+writeup, repro = load('writeup', root + '/crash-triage/writeup'), load('repro_cli', root + '/crash-triage/repro')
+opts = writeup.replay_options('/r/stress/run --out o --scenario gc --jfr --jvm-flags -Xint')
+a = repro.build_parser().parse_args(['x'] + shlex.split(opts))
+ok = a.via == 'stress' and a.scenario == 'gc' and a.stress_args == '--jfr' and a.jvm_flags == '-Xint'
+print(('ok' if ok else 'not ok') + ' - writeup prints repro options that parse back to the same workload (%s)' % opts.strip())
+PY
 
 # -- the real replay tool with the test hook ------------------------------------------------
 export BUILD=$REAL_BUILD

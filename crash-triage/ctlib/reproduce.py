@@ -307,7 +307,8 @@ class Runner:
         self.sym = sym
         self.java_home = java_home
         self.protect = protect
-        self.scenario = scenario or ('spin,inline' if via == 'stress' else None)
+        # '' for stress: stress/run's own default workload (a finding command that named none)
+        self.scenario = scenario if scenario is not None else ('spin,inline' if via == 'stress' else None)
         self.duration = duration
         self.seconds = seconds_of(duration)
         self.walks = walks
@@ -339,7 +340,7 @@ class Runner:
                 ', TEST HOOK test_plant=%s' % self.test_plant if self.test_plant else ''))
         return ('stress (stress/run --scenario %s --time %s%s%s, agent mutate=corpus:<the case>%s): '
                 'one run per attempt, protection %s%s%s' % (
-                    self.scenario, self.duration,
+                    self.scenario or "(stress/run's default)", self.duration,
                     " --jvm-flags '%s'" % self.jvm_flags if self.jvm_flags else '',
                     ' ' + self.stress_args if self.stress_args else '',
                     ',' + self.agent_extra if self.agent_extra else '',
@@ -455,7 +456,7 @@ class Runner:
             opts.append('test_plant=%s' % self.test_plant)
         if self.agent_extra:
             opts.append(self.agent_extra)
-        argv = [self.tool, '--scenario', self.scenario, '--time', self.duration,
+        argv = [self.tool] + (['--scenario', self.scenario] if self.scenario else []) + ['--time', self.duration,
                 '--agent', ','.join(opts), '--out', out]
         if self.java_home:
             argv += ['--java-home', self.java_home]
