@@ -469,17 +469,16 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     h.up_ns = sigsafe_now_ns();
     h.next_refresh = h.up_ns + REFRESH_NS;
     h.started = 1;
+    int cpus = allowed_cpus(); /* what the process was given, before placement narrows it */
+    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL);
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
                 "%d CPUs, spin %ld us, placement %s, records in %s, feedback %s%s; %s\n",
                 (sigsafe_now_ns() - t0) / 1000000, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
-                h.cfg.workers, h.cfg.scenario, allowed_cpus(), h.cfg.spin_us,
-                h.cfg.pin ? "off (ASGF_PIN)" : allowed_cpus() < 2 ? "off (one CPU)" : h.cfg.placement, h.cfg.out,
+                h.cfg.workers, h.cfg.scenario, cpus, h.cfg.spin_us, placement_name(), h.cfg.out,
                 h.cfg.feedback ? "on" : "off", h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "",
                 cov);
-    /* Last: the line above says what the process was given, not where it is placed. */
-    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL);
     return 0;
 }
 

@@ -138,11 +138,14 @@ void placement_tick(void)
     open_window(sigsafe_now_ns());
 }
 
+static const char *const names[] = {"auto", "spread", "together", "off (fewer than 2 CPUs allowed, or ASGF_PIN)"};
+
+const char *placement_name(void) { return names[pl.mode]; }
+
 void placement_describe(char *buf, size_t len)
 {
-    static const char *names[] = {"auto", "spread", "together", "off"};
     if (pl.mode == PLACEMENT_OFF) {
-        snprintf(buf, len, "off (fewer than 2 CPUs allowed, or ASGF_PIN)");
+        snprintf(buf, len, "%s", names[PLACEMENT_OFF]);
         return;
     }
     unsigned long long all = pl.cases[0] + pl.cases[1];

@@ -37,6 +37,9 @@ void placement_start(enum placement_mode m, long long spread_spin_ns);
 /* After every case the fuzzer thread ran. */
 void placement_tick(void);
 
+/* The mode placement_start settled on: "auto", "together", "off (...)". */
+const char *placement_name(void);
+
 /* "auto, spread now; 4 trials, 0 moves; cases spread 100 %, together 0 %". */
 void placement_describe(char *buf, size_t len);
 

@@ -56,6 +56,11 @@ def parse_verify(md_path):
     return out
 
 
+def words(spec, key):
+    """A comma-joined key (jvm=, stress=) as the blank-separated option value repro takes, or None."""
+    return ' '.join(spec[key].split(',')) if spec.get(key) else None
+
+
 def jdk_version_line(home):
     """The first line of `java -version`, or ''."""
     try:
