@@ -1,5 +1,6 @@
 /* Case mutation program applied to a context copy (see mutate.h). */
 #include "arch.h"
+#include "guard.h"
 #include "jit_code.h"
 #include "mutate.h"
 #include "vm_structs.h"
@@ -31,9 +32,21 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
     case REGION_JAVA_HEAP:
     case REGION_UNMAPPED:
         return regions_bounds(region_code, &lo, &hi) ? ALIGN8(within(lo, hi, off)) : off;
-    case REGION_GUARD_PAGE:
-        if (self && self->stack_lo) return ALIGN8(within(self->stack_lo, self->stack_lo + GUARD_SPAN, off));
+    case REGION_GUARD_PAGE: {
+        /* With libjsig HotSpot sees every fault first, and one in the
+         * faulting thread's own guard zones it takes for a Java stack
+         * overflow: it moves the walker's pc to its throw stub and leaves
+         * the thread's state broken, so a later deoptimization of that
+         * thread kills the VM. Another thread's zones fault the same way
+         * without that. */
+        const struct thread_info *z = self;
+        if (guard_mode() == GUARD_CHAINED && (!self || self->tid == threads_gettid())) {
+            z = threads_other(self ? self->tid : threads_gettid(), (unsigned)(off >> 48));
+            if (!z || !z->stack_lo) return mutate_region_value(REGION_UNMAPPED, off, real, self, img);
+        }
+        if (z && z->stack_lo) return ALIGN8(within(z->stack_lo, z->stack_lo + GUARD_SPAN, off));
         return ALIGN8(within(real - (1u << 20), real - (1u << 20) + GUARD_SPAN, off));
+    }
     case REGION_NULL_PAGE: return off % 4096;
     case REGION_MISALIGNED: return real + 1 + off % 7;
     case REGION_NONCANONICAL: return arch_noncanonical_base() + off % (1ULL << 40);
