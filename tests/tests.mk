@@ -54,7 +54,7 @@ $(BUILD)/tests/libfake_proto_bugs.so: tests/jvm/fake_proto.c tests/jvm/fault_kno
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DPLANTED_BUGS $< -lpthread -o $@
 
 # ... with one bug each in ResizeQueue, MoveFrameMark and DeregisterQueue
-# during the queue's own processing (tests/campaign_lifecycle_bugs.t), and
+# during the queue's own processing (ci/premerge with it preloaded, docs/figures.md), and
 # with every planted bug (one bucket per bug, in the closing measurements).
 $(BUILD)/tests/libfake_proto_procbugs.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
 	@mkdir -p $(dir $@)
