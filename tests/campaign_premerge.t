@@ -70,6 +70,14 @@ ok $? "the Markdown summary lists the new buckets"
 python3 -c 'import json,sys
 for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"], " # ", b["title"])' \
   "$d/pm1/report.json" >"$d/known.txt"
+# The same run judged again against that list (--report-only --known): it passes, and the
+# list it used is the run's from then on; a bad list is refused with its line.
+ci/premerge --report-only --known "$d/known.txt" --out "$d/pm1" -q >"$d/pm1r.out" 2>&1; rc=$?
+ok $(( rc != 0 )) "report-only against a list of every bucket exits 0 (got $rc: $(grep -m1 '^premerge: \(passed\|FAILED\)' "$d/pm1r.out"))"
+grep -q "\"known\": \"$d/known.txt\"" "$d/pm1/campaign.json"; ok $? "campaign.json now names that list"
+printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
+ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out"; ok $? "report-only with a bad known list exits 2 naming it (got $rc)"
 write_preset "$d/caught.preset" budget=25s job_time=7s min_attempt=3s rounds=1 <<'EOF'
 
 [stress caught]

@@ -78,7 +78,7 @@ def report_again(args, out, write_outputs):
             codes[side], docs[side] = 'not started', {}
             continue
         try:
-            codes[side] = Campaign(d, quiet=args.quiet).report_only()
+            codes[side] = Campaign(d, quiet=args.quiet).report_only(known=args.known)
         except UsageError as e:
             sys.stderr.write('premerge: %s side: %s\n' % (side, e))
             codes[side] = EXIT_NOT_RUN

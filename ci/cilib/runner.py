@@ -207,9 +207,11 @@ class Campaign:
         self.specs = specs
         return self.run(dry_run=opts.dry_run)
 
-    def report_only(self):
+    def report_only(self, known=None):
         """Triage and report a campaign's directory again, with no job run: what a run cut
-        short by a signal or a full disk left. Returns the campaign's exit status."""
+        short by a signal or a full disk left, or the same run against another known list
+        (known: it replaces the campaign's, as a resume's would). Returns the campaign's
+        exit status."""
         self.lock()
         cfg = read_state_json(self.path('campaign.json'), dict)
         specs = read_state_json(self.path('plan.json'), list)
@@ -218,6 +220,10 @@ class Campaign:
             raise UsageError('%s holds no campaign (campaign.json, plan.json, state.json)' % self.out)
         self._check_not_running()
         remove_temporaries(self.out)
+        if known:
+            check_known(known)
+            cfg['known'] = os.path.abspath(known)
+            write_json(self.path('campaign.json'), cfg)
         self.cfg, self.state, self.specs = cfg, state, specs
         self.triage_proc = None
         # a "running" state with no live runner is a run that was cut short
