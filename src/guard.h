@@ -50,6 +50,7 @@ struct guard_fault {
  * Not handler-safe; call once.
  */
 int guard_install(const char *record_dir, const char **why);
+/* [handler-safe] The mode guard_install chose (the mutator asks it). */
 enum guard_mode guard_mode(void);
 const char *guard_mode_name(void);
 
