@@ -40,8 +40,9 @@ uint64_t mutate_region_value(int region_code, uint64_t off, uint64_t real, const
          * thread kills the VM. Another thread's zones fault the same way
          * without that. */
         const struct thread_info *z = self;
-        if (guard_mode() == GUARD_CHAINED && (!self || self->tid == threads_gettid())) {
-            z = threads_other(self ? self->tid : threads_gettid(), (unsigned)(off >> 48));
+        int walker = guard_mode() == GUARD_CHAINED ? threads_gettid() : 0;
+        if (walker && (!self || self->tid == walker)) {
+            z = threads_other(walker, (unsigned)(off >> 48));
             if (!z || !z->stack_lo) return mutate_region_value(REGION_UNMAPPED, off, real, self, img);
         }
         if (z && z->stack_lo) return ALIGN8(within(z->stack_lo, z->stack_lo + GUARD_SPAN, off));
