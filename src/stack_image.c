@@ -48,12 +48,17 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
         return STACK_IMAGE_FOREIGN;
     }
     size_t len = self->stack_hi - sp < CASE_IMAGE_SIZE ? self->stack_hi - sp : CASE_IMAGE_SIZE;
-    memcpy(img->words, (const void *)sp, len);
     img->real_sp = sp, img->len = len;
     size_t n = len / 8;
     uintptr_t delta = sp - here; /* the copy is below sp: subtract */
-    for (size_t i = 0; i < n; i++)
-        if (img->words[i] >= sp && img->words[i] < sp + len) img->words[i] -= delta;
+    /* Copy and relocate in one pass, without a branch per word: this loop
+     * runs on every stk case, and a compare-and-jump over 1,024 words of
+     * unpredictable stack contents was a sixth of the handler's time. */
+    const uint64_t *live = (const uint64_t *)sp;
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w = live[i];
+        img->words[i] = w - (w - sp < len ? delta : 0);
+    }
     uintptr_t fp_img = fp >= sp && fp < sp + len ? fp - delta : 0;
 
     const struct mutate_image bounds = {here, here + len};
