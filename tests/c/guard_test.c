@@ -1,5 +1,6 @@
 /* Crash protection without a JVM: faults inside guards are recovered and
  * recorded, faults outside are not swallowed. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -146,6 +147,45 @@ static void not_swallowed(void)
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "with protection disabled a guarded fault kills with SIGSEGV");
 }
 
+static void child_faults(void)
+{
+    for (int i = 0; i < 5; i++) guard_run(write_to, (void *)0x50, &call, NULL);
+}
+
+/* Lines in all faults-*.txt files of the record directory. */
+static long fault_lines(void)
+{
+    long lines = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (strncmp(e->d_name, "faults-", 7)) continue;
+        char path[512], buf[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        int fd = open(path, O_RDONLY);
+        ssize_t n;
+        while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
+            for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
+        if (fd >= 0) close(fd);
+    }
+    if (d) closedir(d);
+    return lines;
+}
+
+/* The count files stay open between faults (record.c): every caught fault
+ * is still one line, from concurrent threads and from a forked child that
+ * inherited the parent's open files. */
+static void counted_once_each(void)
+{
+    int st = child_status(child_faults);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a forked child's guarded faults are caught (status %d)", st);
+    struct guard_counters c;
+    guard_counters(&c);
+    long lines = fault_lines();
+    CHECK(lines == (long)c.caught + 5, "one faults-file line per fault caught here and in the child (%ld lines, %llu + 5 faults)",
+          lines, (unsigned long long)c.caught);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -160,6 +200,7 @@ int main(void)
     nested();
     threads();
     not_swallowed();
+    counted_once_each();
     struct guard_counters c;
     guard_counters(&c);
     CHECK(c.records_failed == 0, "no record failed to write");
