@@ -78,8 +78,10 @@ enum record_result record_text(const char *dir, uint64_t key, const char *text, 
                                char *path_out, size_t path_len);
 
 /* [handler-safe] Frame-pointer walk of a fault context: pcs[0] is the
- * faulting pc. Every word is read with sigsafe_read, so a bad chain ends
- * the walk. Returns the number of pcs. */
+ * faulting pc. A link between the handler's frame and the top of a
+ * registered thread's stack is read directly (that span is in use, so
+ * readable); any other word with sigsafe_read, so a bad chain ends the
+ * walk. Returns the number of pcs. */
 int record_backtrace(ucontext_t *uc, uintptr_t *pcs, int max);
 
 #endif
