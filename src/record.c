@@ -214,13 +214,14 @@ static int count_fd(const char *path, int *keep)
     for (unsigned k = 0; k < 8; k++) {
         unsigned i = (unsigned)((id + k) % COUNT_FDS);
         uint64_t v = atomic_load(&count_fds[i].id);
-        if (v == id) {
+        int claimed = v == 0 && atomic_compare_exchange_strong(&count_fds[i].id, &v, id);
+        if (!claimed) { /* v: the slot's id now, perhaps just claimed for this path by another thread */
+            if (v != id) continue;
             int fd1 = atomic_load(&count_fds[i].fd1);
-            if (!fd1) break; /* another thread is opening it */
+            if (!fd1) break; /* it is still opening it */
             *keep = 1;
             return fd1 - 1;
         }
-        if (v != 0 || !atomic_compare_exchange_strong(&count_fds[i].id, &v, id)) continue;
         int fd = count_open(path);
         if (fd < 0) {
             atomic_store(&count_fds[i].id, 0);
@@ -234,9 +235,11 @@ static int count_fd(const char *path, int *keep)
 }
 
 /* [handler-safe] Appends one line to dir/name; returns the file's length in
- * lines after the append (this caller's number), or -1. Two threads of one
- * process appending to one file at once may both read the later length: a
- * cap then admits one record fewer, never one more. */
+ * lines after the append (this caller's number), or -1. Threads of one
+ * process appending to one file at once may read a later length than their
+ * own: a cap then admits fewer records, never more. A kept fd whose write
+ * fails is not closed (another thread may be using it); the append is tried
+ * once more on a fd of its own, as before files were kept open. */
 static long count_append(const char *dir, const char *name, uint64_t key, int with_key)
 {
     char path[320];
@@ -250,11 +253,13 @@ static long count_append(const char *dir, const char *name, uint64_t key, int wi
     if (p.len + 1 >= p.cap) return -1;
     path[p.len] = 0;
     int keep, fd = count_fd(path, &keep);
+    if (keep && write_full(fd, "\n", 1) == 0) return (long)lseek(fd, 0, SEEK_CUR);
+    if (keep) fd = count_open(path);
     if (fd < 0) return -1;
     long n = -1;
     if (write_full(fd, "\n", 1) == 0) n = (long)lseek(fd, 0, SEEK_CUR);
     else write_failed(dir, errno);
-    if (!keep) close(fd);
+    close(fd);
     return n;
 }
 
