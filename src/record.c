@@ -251,7 +251,6 @@ static long count_append(const char *dir, const char *name, uint64_t key, int wi
         sb_str(&p, ".txt");
     }
     if (p.len + 1 >= p.cap) return -1;
-    path[p.len] = 0;
     int keep, fd = count_fd(path, &keep);
     if (keep && write_full(fd, "\n", 1) == 0) return (long)lseek(fd, 0, SEEK_CUR);
     if (keep) fd = count_open(path);

@@ -160,13 +160,9 @@ static long fault_lines(void)
     struct dirent *e;
     while (d && (e = readdir(d))) {
         if (strncmp(e->d_name, "faults-", 7)) continue;
-        char path[512], buf[4096];
+        char path[512];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        int fd = open(path, O_RDONLY);
-        ssize_t n;
-        while (fd >= 0 && (n = read(fd, buf, sizeof buf)) > 0)
-            for (ssize_t i = 0; i < n; i++) lines += buf[i] == '\n';
-        if (fd >= 0) close(fd);
+        for (const char *t = slurp(path); t && *t; t++) lines += *t == '\n';
     }
     if (d) closedir(d);
     return lines;
