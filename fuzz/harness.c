@@ -71,6 +71,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_PROTECT", ENV_BOOL, CFG(protect), 0, 0},
     {"ASGF_CASE_TIMEOUT_MS", ENV_LONG, CFG(case_timeout_ms), 1, 60000},
     {"ASGF_SPIN_US", ENV_LONG, CFG(spin_us), 0, 1000},
+    {"ASGF_GAP_US", ENV_LONG, CFG(gap_us), 0, 10000},
     {"ASGF_BATCH", ENV_LONG, CFG(batch), 1, 4096},
     {"ASGF_HOLD_US", ENV_LONG, CFG(hold_us), 1, 100000},
     {"ASGF_PIN", ENV_BOOL, CFG(pin), 0, 0},
@@ -147,7 +148,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .batch = 32, .hold_us = 200, .warmup_ms = 300,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
     };
@@ -450,6 +451,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (h.cfg.spin_us < 0) h.cfg.spin_us = default_spin_us();
     if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
     target_set_batch((int)h.cfg.batch, h.cfg.hold_us * 1000LL);
+    if (allowed_cpus() == 1) target_set_shared_cpu(h.cfg.gap_us * 1000LL);
 
     if (start_workload(env, err, errlen)) return -1;
     /* Registered after the workers (so it is never a worker): gives
@@ -470,7 +472,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     h.next_refresh = h.up_ns + REFRESH_NS;
     h.started = 1;
     int cpus = allowed_cpus(); /* what the process was given, before placement narrows it */
-    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL);
+    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL, h.cfg.gap_us * 1000LL);
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "

@@ -53,6 +53,7 @@ struct harness_config {
     int protect;              /* ASGF_PROTECT: crash protection (1) */
     long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
     long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (-1: 50 with two CPUs or more, 0 on one) */
+    long gap_us;              /* ASGF_GAP_US: on one CPU, the worker's own run between batches (0: signal at once) */
     long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */
     long hold_us;             /* ASGF_HOLD_US: longest a worker is held for one batch (200) */
     int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */

@@ -31,8 +31,10 @@ int placement_parse(const char *s);
 
 /* Starts in `m` (AUTO starts spread). spread_spin_ns: the hand-off's spin
  * while spread; together it spins 0 (a spinner would hold the one core its
- * peer needs). Falls back to OFF when fewer than two CPUs are allowed. */
-void placement_start(enum placement_mode m, long long spread_spin_ns);
+ * peer needs), and signals by timer, together_gap_ns ahead
+ * (target_set_shared_cpu). Falls back to OFF when fewer than two CPUs are
+ * allowed. */
+void placement_start(enum placement_mode m, long long spread_spin_ns, long long together_gap_ns);
 
 /* After every case the fuzzer thread ran. */
 void placement_tick(void);

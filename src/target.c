@@ -58,6 +58,29 @@ static int batch_max = 1;
 static long long batch_hold_ns;
 static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late, n_signals, n_java;
 
+/*
+ * Caller and target on one CPU (target_set_shared_cpu). A tgkill there
+ * lands at the wrong moment either way. If the target's wake-up of the
+ * caller preempts it while it is still in its handler, the signal pends
+ * and is delivered at the same interrupted point on sigreturn; if it does
+ * not (EEVDF keeps the current task for its slice), the target runs its
+ * own code until the next tick (4 ms at HZ=250) while the caller waits.
+ * On Linux 6.18 one in 18 batches took the second path, and its Java run
+ * was 36-45 % of the job's CPU (docs/figures.md). So here the caller arms
+ * a one-shot timer of the target's own (SIGEV_THREAD_ID) a short, jittered
+ * gap ahead and sleeps: the target leaves its handler, runs its code for
+ * about the gap, and takes the signal wherever it has got to.
+ */
+static long long shared_gap_ns; /* 0: signals are sent with tgkill */
+static _Atomic int shared_cpu;  /* shared_gap_ns != 0, for the handler */
+#define MAX_TIMERS 64
+static struct {
+    int tid;
+    timer_t id;
+} timers[MAX_TIMERS]; /* the caller's side only, under one_at_a_time */
+static int n_timer_slots, next_evict;
+static unsigned gap_seed = 0x9e3779b9u;
+
 /* The caller's view of the batch it holds open (under one_at_a_time). */
 static struct {
     int tid;            /* 0: none */
@@ -234,7 +257,15 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
                 break;
             }
         } else {
-            break; /* released, or the caller moved on */
+            /* Released, or the caller moved on. A new request (SENT) is
+             * the caller handing over to the next signal: it waits for
+             * that signal's answer, not for us to leave, and a wake-up
+             * now would only make it switch in and back. */
+            if (phase_of(w) == SENT) {
+                atomic_store(&holding, 0);
+                return;
+            }
+            break;
         }
         /* Nothing to do until the caller moves the word, or our own limit. */
         long long until = w == word(gen, BUSY) ? hard : walk_pending ? hard : leave_at < hard ? leave_at : hard;
@@ -242,6 +273,9 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
     }
     atomic_store(&holding, 0);
     wake_caller(); /* wait_left() */
+    /* On one CPU a caller we just woke waits for this CPU; without a
+     * yield EEVDF would let our own code keep it to the next tick. */
+    if (atomic_load_explicit(&shared_cpu, memory_order_relaxed)) syscall(SYS_sched_yield);
 }
 
 /* [handler-safe] */
@@ -300,6 +334,54 @@ int target_install(int signo, long long spin)
     return 0;
 }
 
+void target_set_shared_cpu(long long gap_ns)
+{
+    pthread_mutex_lock(&one_at_a_time);
+    shared_gap_ns = gap_ns > 0 ? gap_ns : 0;
+    atomic_store(&shared_cpu, shared_gap_ns != 0);
+    pthread_mutex_unlock(&one_at_a_time);
+}
+
+/* The caller's timer that signals tid, made on first use; NULL if none can be made. */
+static timer_t *timer_of(int tid)
+{
+    for (int i = 0; i < n_timer_slots; i++)
+        if (timers[i].tid == tid) return &timers[i].id;
+    int i = n_timer_slots < MAX_TIMERS ? n_timer_slots++ : next_evict++ % MAX_TIMERS;
+    if (timers[i].tid) timer_delete(timers[i].id);
+    timers[i].tid = 0;
+    struct sigevent ev = {.sigev_notify = SIGEV_THREAD_ID, .sigev_signo = signo_used};
+    ev._sigev_un._tid = tid; /* sigev_notify_thread_id, which older glibc headers do not name */
+    if (timer_create(CLOCK_MONOTONIC, &ev, &timers[i].id)) return NULL;
+    timers[i].tid = tid;
+    return &timers[i].id;
+}
+
+/* A timed-out request may have gone to a thread that died and whose tid
+ * was given to a new one: the timer still points at the old thread. */
+static void timer_forget(int tid)
+{
+    for (int i = 0; i < n_timer_slots; i++)
+        if (timers[i].tid == tid) {
+            timer_delete(timers[i].id);
+            timers[i].tid = 0;
+        }
+}
+
+/* Signals tid for the request just posted: at once, or on one CPU by its
+ * timer, a gap of 1/2 to 3/2 shared_gap_ns ahead. 0, or -1 if tid is gone. */
+static int send_signal(int tid)
+{
+    if (shared_gap_ns && tid != threads_gettid() && !syscall(SYS_tgkill, getpid(), tid, 0)) {
+        timer_t *t = timer_of(tid);
+        gap_seed = gap_seed * 1103515245u + 12345u;
+        long long gap = shared_gap_ns / 2 + (long long)((gap_seed >> 8) % (unsigned long long)(shared_gap_ns + 1));
+        struct itimerspec at = {.it_value = {gap / 1000000000LL, gap % 1000000000LL}};
+        if (t && !timer_settime(*t, 0, &at, NULL)) return 0;
+    }
+    return syscall(SYS_tgkill, getpid(), tid, signo_used) ? -1 : 0;
+}
+
 void target_set_batch(int max_inputs, long long hold_ns)
 {
     batch_max = max_inputs < 1 ? 1 : max_inputs;
@@ -347,7 +429,8 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
 {
     long long now = sigsafe_now_ns();
     if (batch.count >= batch_max || now >= batch.until) {
-        end_batch();
+        /* On one CPU the next signal replaces the batch (run_signalled). */
+        if (!shared_gap_ns || mode == MODE_THREAD) end_batch();
         return TARGET_NO_SIGNAL;
     }
     if (mode == MODE_THREAD) {
@@ -386,6 +469,11 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
                          struct exec_outcome *out, long long timeout_ns)
 {
     int batching = batch_max > 1 && tid != threads_gettid();
+    /* A batch of tid's left open: the held target leaves when it sees the
+     * new request, and our signal finds it back in its own code. */
+    int handover = batch.tid == tid;
+    if (batch.tid && !handover) end_batch();
+    batch.tid = 0;
     unsigned long long gen = gen_of(atomic_load(&req.word)) + 1;
     long long now = sigsafe_now_ns();
     req.tid = tid, req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
@@ -393,8 +481,13 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
     unsigned long long sent = word(gen, SENT);
     atomic_store(&req.word, sent);
     atomic_fetch_add(&n_signals, 1);
-    if (syscall(SYS_tgkill, getpid(), tid, signo_used)) {
+    /* The timer is armed before the held target is woken: woken, it may
+     * take this CPU at once, and it must not run its code unbounded. */
+    int sent_ok = !send_signal(tid);
+    if (handover) wake(&target_w);
+    if (!sent_ok) {
         atomic_store(&req.word, word(gen, IDLE));
+        if (handover) wait_left();
         return TARGET_NO_SIGNAL;
     }
     int rc = TARGET_TIMEOUT;
@@ -415,6 +508,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             wait_left();
         }
     }
+    if (rc == TARGET_TIMEOUT && shared_gap_ns) timer_forget(tid);
     /* A handler that has not started yet finds IDLE and leaves it alone. */
     w = atomic_load(&req.word);
     if (gen_of(w) == gen && phase_of(w) != HELD && phase_of(w) != BUSY) atomic_store(&req.word, word(gen, IDLE));

@@ -22,7 +22,9 @@
  * comes first, when the caller picks another target, or on
  * target_release; the next signal is sent only after the target has left
  * its handler, so it lands at a new point of the target's code instead of
- * being delivered again at the same one on sigreturn.
+ * being delivered again at the same one on sigreturn. With caller and
+ * target on one CPU (target_set_shared_cpu) the caller cannot wait for
+ * that: the signal comes from a timer a short gap after the batch.
  *
  * target_install once (not handler-safe), then target_run from any thread
  * that is not the target. target_run with the caller's own tid works for
@@ -48,6 +50,12 @@ void target_set_batch(int max_inputs, long long hold_ns);
  * its budget from the old bound once). Not handler-safe: the caller's side
  * only. */
 void target_set_spin(long long spin_ns);
+
+/* Caller and targets share one CPU (0: they do not, the default). The
+ * caller then signals a target by a timer of the target's own, gap_ns
+ * (jittered by half) ahead, and after a held batch it does not wait for the
+ * target to leave: see target.c. Not handler-safe. */
+void target_set_shared_cpu(long long gap_ns);
 
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */
