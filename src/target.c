@@ -71,8 +71,7 @@ static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long
  * gap ahead and sleeps: the target leaves its handler, runs its code for
  * about the gap, and takes the signal wherever it has got to.
  */
-static long long shared_gap_ns; /* 0: signals are sent with tgkill */
-static _Atomic int shared_cpu;  /* shared_gap_ns != 0, for the handler */
+static _Atomic long long shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
 #define MAX_TIMERS 64
 static struct {
     int tid;
@@ -275,7 +274,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
     wake_caller(); /* wait_left() */
     /* On one CPU a caller we just woke waits for this CPU; without a
      * yield EEVDF would let our own code keep it to the next tick. */
-    if (atomic_load_explicit(&shared_cpu, memory_order_relaxed)) syscall(SYS_sched_yield);
+    if (atomic_load_explicit(&shared_gap_ns, memory_order_relaxed)) syscall(SYS_sched_yield);
 }
 
 /* [handler-safe] */
@@ -337,8 +336,7 @@ int target_install(int signo, long long spin)
 void target_set_shared_cpu(long long gap_ns)
 {
     pthread_mutex_lock(&one_at_a_time);
-    shared_gap_ns = gap_ns > 0 ? gap_ns : 0;
-    atomic_store(&shared_cpu, shared_gap_ns != 0);
+    atomic_store(&shared_gap_ns, gap_ns > 0 ? gap_ns : 0);
     pthread_mutex_unlock(&one_at_a_time);
 }
 
@@ -372,10 +370,11 @@ static void timer_forget(int tid)
  * timer, a gap of 1/2 to 3/2 shared_gap_ns ahead. 0, or -1 if tid is gone. */
 static int send_signal(int tid)
 {
-    if (shared_gap_ns && tid != threads_gettid() && !syscall(SYS_tgkill, getpid(), tid, 0)) {
+    long long mean = atomic_load(&shared_gap_ns);
+    if (mean && tid != threads_gettid() && !syscall(SYS_tgkill, getpid(), tid, 0)) {
         timer_t *t = timer_of(tid);
         gap_seed = gap_seed * 1103515245u + 12345u;
-        long long gap = shared_gap_ns / 2 + (long long)((gap_seed >> 8) % (unsigned long long)(shared_gap_ns + 1));
+        long long gap = mean / 2 + (long long)((gap_seed >> 8) % (unsigned long long)(mean + 1));
         struct itimerspec at = {.it_value = {gap / 1000000000LL, gap % 1000000000LL}};
         if (t && !timer_settime(*t, 0, &at, NULL)) return 0;
     }
@@ -471,8 +470,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
     int batching = batch_max > 1 && tid != threads_gettid();
     /* A batch of tid's left open: the held target leaves when it sees the
      * new request, and our signal finds it back in its own code. */
-    int handover = batch.tid == tid;
-    if (batch.tid && !handover) end_batch();
+    int handover = batch.tid == tid; /* target_run ended any other tid's batch */
     batch.tid = 0;
     unsigned long long gen = gen_of(atomic_load(&req.word)) + 1;
     long long now = sigsafe_now_ns();
