@@ -157,6 +157,8 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         if (!strncmp(*e, "ASGF_FAKE_", 10)) continue; /* the test stand-in provider's (tests/jvm/fake_proto.c) */
         if (!strncmp(*e, "ASGF_SYSROOT=", 13)) continue; /* the record writer's (src/record.h) */
         if (!strncmp(*e, "ASGF_WALKER_BLOCKS=", 19)) continue; /* walker coverage's (src/walker_cov.h) */
+        if (!strncmp(*e, "ASGF_CORPUS_STAGE=", 18) || !strncmp(*e, "ASGF_STAGE_", 11))
+            continue; /* fuzz/run-libfuzzer's (fuzz/corpus-stage.sh) */
         if (!strncmp(*e, "ASGF_STRUCT_MUTATE=", 19)) { /* the mutators' (fuzz/casefix.h) */
             if (casefix_struct_share_parse(*e + 19) < 0)
                 return errorf(err, errlen, "ASGF_STRUCT_MUTATE: expected a percentage 0..100, got \"%s\"", *e + 19);
