@@ -3,8 +3,9 @@
 # what libFuzzer keeps reaches --out/corpus, and what it removes (REDUCE) is
 # removed there too; nothing the wrapper starts outlives it holding a file it
 # inherited (a campaign job's CPU lock); a run killed with SIGKILL has synced
-# on its period, and the next run on the same --out recovers the rest; a bad
-# ASGF_CORPUS_STAGE is refused by name.
+# on its period, and the next run on the same --out recovers the rest;
+# libFuzzer's exit status comes through; a bad ASGF_CORPUS_STAGE is refused
+# by name.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 export ASGF_WARMUP_MS=100 ASGF_CORPUS_STAGE=1 ASGF_STAGE_ROOT=$d/stage
@@ -53,6 +54,21 @@ lost=$(comm -23 <(sort "$d/left.txt" 2>/dev/null) <(cd "$d/k/corpus" && ls | sor
 [ $rc -eq 0 ] && grep -qF "recovered the corpus of an earlier run killed before its last sync ($left)" "$d/k2.log" &&
   [ -z "$(ls -A "$d/stage")" ] && [ "$lost" -eq 0 ]
 ok $? "the next run on the same --out recovers it ($lost of $staged_n files missing) and removes it (exit $rc)"
+
+# The wrapper stays while libFuzzer runs: libFuzzer's exit status must come
+# through, from an exit at once and from a signal passed on.
+ASGF_STRUCT_MUTATE=lots fuzz/run-libfuzzer --runs 10 --out "$d/fail" > "$d/fail.log" 2>&1
+rc=$?
+[ $rc -eq 3 ] && grep -q 'staged in' "$d/fail.log"
+ok $? "a harness that stops at once: its status comes through the staged wrapper (exit $rc, want 3)"
+fuzz/run-libfuzzer --duration 60 --keep-going --out "$d/term" > "$d/term.log" 2>&1 &
+pid=$!
+for _ in $(seq 60); do grep -q '^#[0-9]' "$d/term.log" 2>/dev/null && break; sleep 0.5; done
+kill -TERM $pid
+wait $pid
+rc=$?
+[ $rc -eq 72 ] && grep -q 'run interrupted' "$d/term.log" && [ "$(files "$d/term/corpus")" -gt 0 ] && [ -z "$(ls -A "$d/stage")" ]
+ok $? "SIGTERM to the wrapper reaches libFuzzer, whose status (72) comes back, and the corpus is synced (exit $rc)"
 
 ASGF_CORPUS_STAGE=yes fuzz/run-libfuzzer --runs 10 --out "$d/bad" > "$d/bad.log" 2>&1
 rc=$?
