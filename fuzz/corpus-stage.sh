@@ -18,6 +18,10 @@
 # the end. A run killed with SIGKILL leaves its staged directory behind;
 # the next run on the same DIR copies in what it holds, then removes it.
 #
+# A run sees only its staged copy: files other processes add to DIR while it
+# runs reach it at its next start, not through libFuzzer's -reload. Runs that
+# share one corpus directory live want ASGF_CORPUS_STAGE=0.
+#
 # Crashing inputs are not staged: -artifact_prefix and the crash records
 # stay on disk, written by the harness before or during the fault.
 #
@@ -67,8 +71,10 @@ stage_sync() {
   (cd "$staged/corpus" && find . -maxdepth 1 -type f -printf '%f\n' | sort >"$now") || return 1
   # A file libFuzzer is still writing may be copied short; any bytes are an
   # input, so a short copy costs nothing but the one input.
+  # A copy that fails (a full disk) keeps the staged directory: the caller
+  # says so, and the next run on DIR recovers it.
   comm -13 <(cd "$stage_target" && find . -maxdepth 1 -type f -printf '%f\n' | sort) "$now" |
-    (cd "$staged/corpus" && xargs -r -d '\n' cp -p -t "$stage_target" --)
+    (cd "$staged/corpus" && xargs -r -d '\n' cp -p -t "$stage_target" --) || return 1
   comm -23 "$staged/synced" "$now" | (cd "$stage_target" && xargs -r -d '\n' rm -f --)
   mv "$now" "$staged/synced"
 }
