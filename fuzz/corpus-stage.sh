@@ -54,7 +54,7 @@ stage_open() {
   }
   printf '%s\n%s\n' "$$" "$dir" >"$staged/owner"
   mkdir "$staged/corpus" &&
-    (cd "$dir" && find . -maxdepth 1 -type f -printf '%f\n' | sort >"$staged/synced") &&
+    stage_list "$dir" >"$staged/synced" &&
     (cd "$dir" && xargs -r -d '\n' cp -p -t "$staged/corpus" -- <"$staged/synced") || {
     rm -rf "$staged"
     staged=""
@@ -68,24 +68,30 @@ stage_open() {
 stage_sync() {
   [ -n "$staged" ] || return 0
   local now=$staged/listing
-  (cd "$staged/corpus" && find . -maxdepth 1 -type f -printf '%f\n' | sort >"$now") || return 1
+  stage_list "$staged/corpus" >"$now" || return 1
   # A file libFuzzer is still writing may be copied short; any bytes are an
   # input, so a short copy costs nothing but the one input.
-  # A copy that fails (a full disk) keeps the staged directory: the caller
-  # says so, and the next run on DIR recovers it.
-  comm -13 <(cd "$stage_target" && find . -maxdepth 1 -type f -printf '%f\n' | sort) "$now" |
-    (cd "$staged/corpus" && xargs -r -d '\n' cp -p -t "$stage_target" --) || return 1
+  # While libFuzzer runs, a listed file may be gone (REDUCE) before it is
+  # copied: not an error here; stage_close checks the last copy.
+  comm -13 <(stage_list "$stage_target") "$now" |
+    (cd "$staged/corpus" && xargs -r -d '\n' cp -p -t "$stage_target" -- 2>/dev/null)
   comm -23 "$staged/synced" "$now" | (cd "$stage_target" && xargs -r -d '\n' rm -f --)
   mv "$now" "$staged/synced"
 }
 
-# stage_close: the last sync, then the staged directory goes.
+# stage_close: the last sync, then the staged directory goes, unless a
+# file of it did not reach DIR (a full disk): then it stays for the next run
+# on DIR to recover.
 stage_close() {
   [ -n "$staged" ] || return 0
   stage_sync || return 1
+  [ -z "$(comm -13 <(stage_list "$stage_target") <(stage_list "$staged/corpus") | head -1)" ] || return 1
   rm -rf "$staged"
   staged=""
 }
+
+# stage_list DIR: the names of DIR's files, sorted.
+stage_list() { (cd "$1" && find . -maxdepth 1 -type f -printf '%f\n' | sort); }
 
 # stage_recover ROOT DIR: staged directories of DIR whose run is gone
 # (killed before its last sync): their files join DIR, then they go.
