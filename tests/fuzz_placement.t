@@ -19,10 +19,13 @@ cpus_of() { cat /proc/"$1"/task/*/status 2>/dev/null | sed -n 's/^Cpus_allowed_l
 run_and_look() {
     local name=$1; shift
     env "$@" fuzz/run-libfuzzer --duration 6s --keep-going --out "$d/$name" > "$d/$name.log" 2>&1 &
-    local pid=$!
+    local pid=$! lf
     for _ in $(seq 100); do grep -q 'asgf: JVM up' "$d/$name.log" 2>/dev/null && break; sleep 0.2; done
     sleep 2
-    cpus_of $pid > "$d/$name.cpus"
+    # The wrapper stays as the parent while the corpus is staged: look at the
+    # newest process of this run's command line, the harness itself.
+    lf=$(pgrep -n -f -- "-artifact_prefix=$d/$name/crashes/")
+    cpus_of "${lf:-$pid}" > "$d/$name.cpus"
     wait $pid
 }
 ran() { grep -q '^Done [1-9][0-9]* runs' "$d/$1.log" && ! ls "$d/$1"/records/hs_err* > /dev/null 2>&1; }
