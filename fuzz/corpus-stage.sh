@@ -30,11 +30,13 @@
 
 staged=""      # the staged directory (corpus/ in it is libFuzzer's), "" when not staging
 stage_target=""
+stage_every=60 # seconds between syncs, from ASGF_STAGE_SYNC_S (stage_check)
 
 # stage_check: the option's value, or exit 2 naming it.
 stage_check() {
   case ${ASGF_CORPUS_STAGE:-auto} in 0 | 1 | auto) ;; *) die "ASGF_CORPUS_STAGE wants 0, 1 or auto, got '$ASGF_CORPUS_STAGE'" ;; esac
   case ${ASGF_STAGE_SYNC_S:-60} in '' | *[!0-9]* | 0) die "ASGF_STAGE_SYNC_S wants seconds >= 1, got '$ASGF_STAGE_SYNC_S'" ;; esac
+  stage_every=${ASGF_STAGE_SYNC_S:-60}
 }
 
 # stage_open DIR: sets $staged (and returns 0) when DIR is to be staged.
@@ -73,8 +75,7 @@ stage_sync() {
   # input, so a short copy costs nothing but the one input.
   # While libFuzzer runs, a listed file may be gone (REDUCE) before it is
   # copied: not an error here; stage_close checks the last copy.
-  comm -13 <(stage_list "$stage_target") "$now" |
-    (cd "$staged/corpus" && xargs -r -d '\n' cp -p -t "$stage_target" -- 2>/dev/null)
+  stage_copy_new "$staged/corpus" "$stage_target" "$now"
   comm -23 "$staged/synced" "$now" | (cd "$stage_target" && xargs -r -d '\n' rm -f --)
   mv "$now" "$staged/synced"
 }
@@ -85,7 +86,7 @@ stage_sync() {
 stage_close() {
   [ -n "$staged" ] || return 0
   stage_sync || return 1
-  [ -z "$(comm -13 <(stage_list "$stage_target") <(stage_list "$staged/corpus") | head -1)" ] || return 1
+  stage_all_in "$staged/corpus" "$stage_target" || return 1
   rm -rf "$staged"
   staged=""
 }
@@ -93,8 +94,19 @@ stage_close() {
 # stage_list DIR: the names of DIR's files, sorted.
 stage_list() { (cd "$1" && find . -maxdepth 1 -type f -printf '%f\n' | sort); }
 
+# stage_copy_new SRC DST LISTING: copies the files LISTING names (SRC's, as
+# stage_list gives them) that DST lacks. Silent about files gone meanwhile;
+# stage_all_in is the check.
+stage_copy_new() {
+  comm -13 <(stage_list "$2") "$3" | (cd "$1" && xargs -r -d '\n' cp -p -t "$2" -- 2>/dev/null)
+}
+
+# stage_all_in SRC DST: every file of SRC is in DST.
+stage_all_in() { [ -z "$(comm -13 <(stage_list "$2") <(stage_list "$1") | head -1)" ]; }
+
 # stage_recover ROOT DIR: staged directories of DIR whose run is gone
-# (killed before its last sync): their files join DIR, then they go.
+# (killed before its last sync): their files join DIR, then they go; one
+# whose files did not all arrive stays for a later run.
 stage_recover() {
   local root=$1 dir=$2 d pid owner
   for d in "$root"/asgf-corpus.*; do
@@ -102,8 +114,12 @@ stage_recover() {
     { read -r pid && read -r owner; } <"$d/owner" || continue
     [ "$owner" = "$dir" ] || continue
     kill -0 "$pid" 2>/dev/null && continue
-    (cd "$d/corpus" 2>/dev/null && find . -maxdepth 1 -type f -printf '%f\n' |
-      while IFS= read -r f; do [ -e "$dir/$f" ] || cp -p -- "$f" "$dir/"; done)
+    [ -d "$d/corpus" ] || continue
+    stage_copy_new "$d/corpus" "$dir" <(stage_list "$d/corpus")
+    if ! stage_all_in "$d/corpus" "$dir"; then
+      echo "$(basename "$0"): could not recover all of $d into $dir; it stays" >&2
+      continue
+    fi
     echo "$(basename "$0"): recovered the corpus of an earlier run killed before its last sync ($d)" >&2
     rm -rf "$d"
   done
