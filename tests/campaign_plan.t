@@ -118,6 +118,48 @@ for want in "budget" "mode: bad value 'sideways'" "unknown key 'colour'" "instan
   printf '%s\n' "$err" | grep -qF "$want"; ok $? "bad preset error names: $want"
 done
 ci/campaign --preset nosuch --out "$d/x" >/dev/null 2>&1; ok $(( $? != 2 )) "unknown preset name exits 2"
+
+# triage_every = off leaves only the final triage; it cannot be 0, nor off
+# beside adapt = 1 (adapt weighs the groups at each triage while jobs run).
+write_preset "$d/tri0.preset" triage_every=0 <<'EOF'
+[stress]
+EOF
+write_preset "$d/trioff.preset" triage_every=off adapt=1 <<'EOF'
+[stress]
+EOF
+err=$(ci/campaign --preset "$d/tri0.preset" --out "$d/t0" 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "triage_every: 0 would triage without pause"
+ok $? "triage_every = 0 is an error naming the key (exit $rc)"
+err=$(ci/campaign --preset "$d/trioff.preset" --out "$d/t1" 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "adapt = 1 weighs the groups at each triage"
+ok $? "triage_every = off with adapt = 1 is an error naming both (exit $rc)"
+
+# A triage started while jobs run takes only the CPU the jobs leave
+# (SCHED_IDLE); with triage_every = off none starts before the final one.
+py "$d/tick" <<'EOF' >"$d/tick.out" 2>&1; ok $? "a triage while jobs run starts at SCHED_IDLE; off starts none ($(tail -1 "$d/tick.out"))"
+import os, subprocess, sys
+from cilib import runner
+child = subprocess.run([sys.executable, '-c', 'import os; print(os.sched_getscheduler(0))'],
+                       preexec_fn=runner._idle_priority, capture_output=True, text=True)
+assert child.stdout.strip() == str(os.SCHED_IDLE), (child.stdout, child.stderr)
+started = []
+class FakeProc:
+    def poll(self): return None
+def fake_popen(argv, **kw):
+    started.append(kw.get('preexec_fn'))
+    return FakeProc()
+runner.subprocess.Popen = fake_popen
+for every, want in ((5.0, [runner._idle_priority]), (None, [])):
+    started.clear()
+    c = runner.Campaign(sys.argv[1])
+    c.cfg = {'triage_every': every, 'known': None}
+    os.makedirs(c.out, exist_ok=True)
+    c.next_triage = c._after(100.0)
+    for now in (101.0, 106.0, 200.0):
+        c._triage_tick(now, final=False)
+    assert started == want, (every, started)
+print('interim triage policy', os.SCHED_IDLE, '(SCHED_IDLE); off: none started')
+EOF
 ci/campaign --resume >/dev/null 2>&1; ok $(( $? != 2 )) "--resume without --out exits 2"
 
 # --dry-run writes the plan and shows the GNU Parallel command.

@@ -65,6 +65,10 @@ EOF
 ok $? "report.html has the bucket table, plan, job outcomes and plots, self-contained ($(tail -1 "$d/html.out"))"
 grep -q '^## Plan' "$d/smoke/report.md" && grep -q '^## Job outcomes' "$d/smoke/report.md" && grep -q '^## Crash triage report' "$d/smoke/report.md"
 ok $? "report.md has the campaign sections and triage's report"
+# The preset triages once, at the end: a triage while its libFuzzer job ran
+# took a fifth of that job's rate.
+n=$(grep -c '^triage: .*files looked at' "$d/smoke/triage.log" 2>/dev/null)
+[ "$n" = 1 ]; ok $? "the smoke preset runs one triage, the final one (ran $n)"
 # Walker coverage: the first job to end wrote the list of armed blocks, so
 # the HTML names forte.cpp's lines reached and those no job reached.
 if [ ! -f /usr/include/capstone/capstone.h ]; then

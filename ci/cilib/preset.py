@@ -26,7 +26,7 @@ CAMPAIGN_DEFAULTS = {
     'min_attempt': '4s',      # no attempt (restart) shorter than this
     'reserve': '5s',          # kept at the end for the final triage and report
     'halt': 'soon,fail=3',    # GNU Parallel --halt: jobs that could not run
-    'triage_every': '15s',    # incremental triage period
+    'triage_every': '15s',    # incremental triage period while jobs run; 'off': only the final one
     'progress_every': '10s',  # progress line period when not on a terminal
     'rounds': '',             # plan repetitions; default: as many as the budget fills
     'jobs': '100%',           # GNU Parallel -j on this host
@@ -105,14 +105,22 @@ def load(name_or_path):
                 errors.append("[campaign]: unknown key '%s' (known: %s)" % (k, ', '.join(CAMPAIGN_DEFAULTS)))
             camp[k] = v.strip()
     for k in ('budget', 'job_time', 'min_attempt', 'reserve', 'triage_every', 'progress_every'):
+        if k == 'triage_every' and camp[k] == 'off':
+            camp[k] = None
+            continue
         try:
             camp[k] = seconds(camp[k])
         except UsageError as e:
             errors.append('[campaign] %s: %s' % (k, e))
+    if camp['triage_every'] == 0:
+        errors.append("[campaign] triage_every: 0 would triage without pause; give a period or 'off'")
     if camp['rounds'] and not re.fullmatch(r'[1-9]\d*', camp['rounds']):
         errors.append("[campaign] rounds: '%s' is not a positive number" % camp['rounds'])
     if camp['adapt'] not in ('0', '1'):
         errors.append("[campaign] adapt: 0 or 1, got '%s'" % camp['adapt'])
+    elif camp['adapt'] == '1' and camp['triage_every'] is None:
+        errors.append("[campaign] adapt = 1 weighs the groups at each triage while jobs run: "
+                      "it needs triage_every, not 'off'")
     if not re.fullmatch(r'(never|(soon|now),(fail|success|done)=\d+%?)', camp['halt']):
         errors.append("[campaign] halt: '%s' is not a GNU Parallel --halt value" % camp['halt'])
     specs = []
