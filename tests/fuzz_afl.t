@@ -21,7 +21,8 @@ crashes=$(afl_stat "$stats" saved_crashes)
 [ "${crashes:-1}" -eq 0 ]; ok $? "AFL++: no crashes with protection on and keep-going (corpus ${paths:-?}, ${eps:-?} execs/s)"
 
 ASGF_TEST_PLANT=0x10 fuzz/run-afl --duration 15 --out "$d/planted" > "$d/planted.log" 2>&1
-crash=$(ls "$d"/planted/afl/default/crashes/id:* 2>/dev/null | head -1)
+crashes=($(ls "$d"/planted/afl/default/crashes/id:* 2>/dev/null))
+crash=${crashes[0]-}
 [ -n "$crash" ] && $BUILD/bin/casetool check "$crash"
 ok $? "AFL++, test hook: a caught fault aborts the child and AFL++ saves a valid case ($(basename "${crash:-no crash file}"))"
 # Up to 20 runs, stopping at the first fault: a replay is one signal to a
@@ -31,14 +32,14 @@ ok $? "AFL++, test hook: a caught fault aborts the child and AFL++ saves a valid
 # four-mutation file to unknown_java 20 times), so up to three crash files
 # are tried; the check fails when none of them replays to a fault.
 rrc=none tried=0
-for c in $(ls "$d"/planted/afl/default/crashes/id:* 2>/dev/null | head -3); do
+for c in "${crashes[@]:0:3}"; do
   tried=$((tried + 1))
   ASGF_TEST_PLANT=0x10 ASGF_WARMUP_MS=200 fuzz/replay -n 20 --until-fault --fail-on-fault \
     --record-dir "$d/rec" "$c" > "$d/replay.log" 2>&1
   rrc=$?
   [ "$rrc" = 1 ] && break
 done
-[ "$rrc" = 1 ]; ok $? "replay takes an AFL++ crash file and the fault reproduces (exit $rrc, file $tried of $(ls "$d"/planted/afl/default/crashes/id:* 2>/dev/null | wc -l), $(grep -m1 -o 'faults: .*' "$d/replay.log" 2>/dev/null))"
+[ "$rrc" = 1 ]; ok $? "replay takes an AFL++ crash file and the fault reproduces (exit $rrc, file $tried of ${#crashes[@]}, $(grep -m1 -o 'faults: .*' "$d/replay.log" 2>/dev/null))"
 [ "$rrc" = 1 ] || sed 's/^/# /' "$d/replay.log" 2>/dev/null | tail -20
 
 # Our fork server replaces a child after ASGF_AFL_LOOP inputs: with 300 per
