@@ -120,6 +120,7 @@ def parse_path(path, replay_argv=None):
             r.flag('oversize')
         attach_inflight(r)
         attach_sysroot(r, path)
+        attach_run_libraries(r, path)
     return kind, reps, reason
 
 
@@ -180,6 +181,31 @@ def attach_sysroot(rep, path):
         return
     if root.startswith('/') and '\n' not in root:
         rep.extra['sysroot'] = root
+
+
+def attach_run_libraries(rep, path):
+    """Module paths for frames that name a module without its path, from the run
+    directory's `libraries` file (stress/run writes it from the VM's maps a second in).
+
+    An hs_err cut short before its `Dynamic libraries:` list needs it: HotSpot's report
+    can stall in its symbol lookup (another thread that faulted at the same time holds a
+    lock the lookup needs) and then ends at `[libjvm.so+0x...]` with no name, which only
+    addr2line on the VM's own libjvm can give."""
+    bases = {f.module for f in rep.frames
+             if f.module and '/' not in f.module and f.module not in rep.module_paths}
+    if not bases:
+        return
+    try:
+        with open(os.path.join(os.path.dirname(path), 'libraries'), errors='replace') as f:
+            lines = f.read(1 << 16).splitlines()
+    except OSError:
+        return
+    for line in lines:
+        p = line.strip()
+        base = p.rsplit('/', 1)[-1]
+        if p.startswith('/') and base in bases:
+            rep.module_paths[base] = p
+            bases.discard(base)
 
 
 def attach_inflight(rep):
