@@ -60,6 +60,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     (void)thread;
     const char *why;
     jvm_regions_refresh(jni);
+    if (record_note_libraries(agent_cfg.out)) fail("libraries", "cannot write");
     char why_cov[300];
     if (agent_cfg.walker_cov && wcov_start(why_cov, sizeof why_cov)) fail("walker_cov", why_cov);
     /* Registered before the workload starts unloading classes: the handler

@@ -431,6 +431,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
 
     JNIEnv *env;
     if (create_vm(&env, err, errlen)) return -1;
+    if (record_note_libraries(h.cfg.out))
+        return errorf(err, errlen, "cannot write %s/libraries: %s", h.cfg.out, strerror(errno));
     const char *why = NULL;
     /* The core's start-up path; its guard goes in PRIMARY mode here:
      * installed after JNI_CreateJavaVM, our handler sits in front of

@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdatomic.h>
-#include <stdio.h> /* rename(2), async-signal-safe; fopen only in record_note_sysroot */
+#include <stdio.h> /* rename(2), async-signal-safe; fopen only in the record_note_ functions */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -333,6 +333,42 @@ int record_note_sysroot(const char *dir)
     if (!f) return -1;
     fprintf(f, "%s\n", sysroot);
     return fclose(f) ? -1 : 0;
+}
+
+static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int record_note_libraries(const char *dir)
+{
+    if (!dir) return 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    enum { MAX_LIBS = 512 };
+    static char names[MAX_LIBS][256];
+    char *sorted[MAX_LIBS], line[4400];
+    int n = 0;
+    while (n < MAX_LIBS && fgets(line, sizeof line, maps)) {
+        char *p = strchr(line, '/'), *nl;
+        if (!p || (nl = strchr(p, '\n')) == NULL || nl - p >= (long)sizeof names[0]) continue;
+        *nl = 0;
+        const char *base = strrchr(p, '/');
+        if (!strstr(base, ".so")) continue;
+        int seen = 0;
+        for (int i = 0; i < n && !seen; i++) seen = !strcmp(names[i], p);
+        if (!seen) memcpy(names[n], p, (size_t)(nl - p) + 1), sorted[n] = names[n], n++;
+    }
+    fclose(maps);
+    qsort(sorted, (size_t)n, sizeof sorted[0], path_cmp);
+    char path[4096], tmp[4100];
+    if ((size_t)snprintf(path, sizeof path, "%s/libraries", dir) >= sizeof path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    snprintf(tmp, sizeof tmp, "%s~", path); /* a reader never sees half a list */
+    FILE *f = fopen(tmp, "w");
+    if (!f) return -1;
+    for (int i = 0; i < n; i++) fprintf(f, "%s\n", sorted[i]);
+    if (fclose(f)) return -1;
+    return rename(tmp, path);
 }
 
 void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,

@@ -63,6 +63,13 @@ void record_read_env(void);
  * with errno set. */
 int record_note_sysroot(const char *dir);
 
+/* Not handler-safe: writes DIR/libraries, the path of every shared object this
+ * process has mapped now, one a line, sorted. An hs_err that HotSpot cut short
+ * before its library list (its symbol lookup can stall when two threads fault
+ * at once) names frames as `libjvm.so+0x...` only; triage finds the module
+ * here. Call once the JVM is up. 0, or -1 with errno set. */
+int record_note_libraries(const char *dir);
+
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):
  * the magic, pid, tid, thread, time, backend, entry and mode, and the
  * sysroot if there is one; NULL says "?". */

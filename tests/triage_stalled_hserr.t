@@ -4,7 +4,8 @@
 # for a lock the other one holds; HotSpot gives up on that step after 30 s and the file
 # ends at `[libjvm.so+0x...]`, before its `Dynamic libraries:` list (met in CI: the
 # e2e test's protect=0 run then made a bucket of its own). The run directory's
-# `libraries` file (stress/run) must give triage the module to name the frame from.
+# `libraries` file (the agent, the fuzz harness and stress/run write it) must give
+# triage the module to name the frame from.
 cd "$(dirname "$0")/.." || exit 1
 export TRIAGE_REPLAY=/nonexistent/replay
 . tests/lib.sh
@@ -58,4 +59,17 @@ printf 'not a path\n\0\377/lib/other.so\n' >"$tmp/bare/libraries"
 out=$(crash-triage/triage --signature "$tmp/bare/hs_err_pid4242.log" 2>&1); rc=$?
 [ $rc = 0 ] && echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
 ok $? "a libraries file without the module is ignored (rc $rc: $(echo "$out" | tail -1))"
+
+# the file's writers: the agent once the VM is up, the fuzz harness in its record directory
+libjvm=$(readlink -f "$JAVA_HOME/lib/server/libjvm.so")
+"$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent.log" 2>&1
+grep -qxF "$libjvm" "$tmp/agent/libraries" 2>/dev/null && grep -q '/libasgfagent\.so$' "$tmp/agent/libraries"
+ok $? "the agent writes OUT/libraries, naming $libjvm and itself ($(wc -l <"$tmp/agent/libraries" 2>/dev/null || echo no) lines)"
+if [ -x "$BUILD/fuzz/asgf-libfuzzer" ]; then
+  fuzz/run-libfuzzer --runs 20 --out "$tmp/lf" >"$tmp/lf.log" 2>&1
+  grep -qxF "$libjvm" "$tmp/lf/records/libraries" 2>/dev/null
+  ok $? "the libFuzzer harness writes libraries beside its hs_err files, naming $libjvm"
+else
+  skip "the libFuzzer harness writes libraries" "$BUILD/fuzz/asgf-libfuzzer not built"
+fi
 tap_done
