@@ -337,38 +337,84 @@ int record_note_sysroot(const char *dir)
 
 static int path_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+/* 1 if the file at `path` holds exactly len bytes of text. */
+static int file_holds(const char *path, const char *text, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return 0;
+    int same = 1;
+    char buf[4096];
+    size_t at = 0, got;
+    while (same && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = at + got <= len && !memcmp(buf, text + at, got);
+        at += got;
+    }
+    fclose(f);
+    return same && at == len;
+}
+
 int record_note_libraries(const char *dir)
 {
     if (!dir) return 0;
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (!maps) return -1;
-    enum { MAX_LIBS = 512 };
-    static char names[MAX_LIBS][256];
-    char *sorted[MAX_LIBS], line[4400];
-    int n = 0;
-    while (n < MAX_LIBS && fgets(line, sizeof line, maps)) {
-        char *p = strchr(line, '/'), *nl;
-        if (!p || (nl = strchr(p, '\n')) == NULL || nl - p >= (long)sizeof names[0]) continue;
-        *nl = 0;
-        const char *base = strrchr(p, '/');
-        if (!strstr(base, ".so")) continue;
-        int seen = 0;
-        for (int i = 0; i < n && !seen; i++) seen = !strcmp(names[i], p);
-        if (!seen) memcpy(names[n], p, (size_t)(nl - p) + 1), sorted[n] = names[n], n++;
-    }
-    fclose(maps);
-    qsort(sorted, (size_t)n, sizeof sorted[0], path_cmp);
-    char path[4096], tmp[4100];
+    char path[4096], tmp[4200];
     if ((size_t)snprintf(path, sizeof path, "%s/libraries", dir) >= sizeof path) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    snprintf(tmp, sizeof tmp, "%s~", path); /* a reader never sees half a list */
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return -1;
+    char *line = NULL, **names = NULL, *text = NULL;
+    size_t cap = 0, n = 0, room = 0, len = 0;
+    ssize_t got;
+    int rc = -1;
+    while ((got = getline(&line, &cap, maps)) > 0) {
+        if (line[got - 1] == '\n') line[--got] = 0;
+        /* The path is the last field, and no field before it has a '/'. A
+         * file deleted since it was mapped is not the module on disk now. */
+        char *p = strchr(line, '/');
+        if (!p || !strstr(strrchr(p, '/'), ".so") || strstr(p, " (deleted)")) continue;
+        if (n == room) {
+            char **more = realloc(names, (room = room ? 2 * room : 64) * sizeof *names);
+            if (!more) goto out;
+            names = more;
+        }
+        if (!(names[n] = strdup(p))) goto out;
+        len += strlen(p) + 1, n++;
+    }
+    if (ferror(maps)) goto out;
+    if (n) qsort(names, n, sizeof *names, path_cmp);
+    if (!(text = malloc(len + 1))) goto out;
+    len = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (i && !strcmp(names[i], names[i - 1])) continue;
+        size_t k = strlen(names[i]);
+        memcpy(text + len, names[i], k), text[len + k] = '\n', len += k + 1;
+    }
+    /* Unchanged (the next JVM of the same run in this directory): the file
+     * keeps its time, which triage compares with the reports' own. */
+    if (file_holds(path, text, len)) {
+        rc = 0;
+        goto out;
+    }
+    snprintf(tmp, sizeof tmp, "%s.%d~", path, (int)getpid()); /* a reader never sees half a list */
     FILE *f = fopen(tmp, "w");
-    if (!f) return -1;
-    for (int i = 0; i < n; i++) fprintf(f, "%s\n", sorted[i]);
-    if (fclose(f)) return -1;
-    return rename(tmp, path);
+    if (!f) goto out;
+    int bad = fwrite(text, 1, len, f) != len;
+    bad |= ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        int e = errno;
+        unlink(tmp);
+        errno = e;
+        goto out;
+    }
+    rc = 0;
+out:
+    if (rc && !errno) errno = EIO;
+    for (size_t i = 0; i < n; i++) free(names[i]);
+    free(names), free(line), free(text);
+    fclose(maps);
+    return rc;
 }
 
 void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,

@@ -67,7 +67,10 @@ int record_note_sysroot(const char *dir);
  * process has mapped now, one a line, sorted. An hs_err that HotSpot cut short
  * before its library list (its symbol lookup can stall when two threads fault
  * at once) names frames as `libjvm.so+0x...` only; triage finds the module
- * here. Call once the JVM is up. 0, or -1 with errno set. */
+ * here, when the file is older than the hs_err (not a later run's). So a file
+ * that already holds the same list is left as it is. Call once the JVM is up;
+ * libraries loaded later (a workload's JNI library) are not in it. 0, or -1
+ * with errno set. */
 int record_note_libraries(const char *dir);
 
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):

@@ -185,18 +185,23 @@ def attach_sysroot(rep, path):
 
 def attach_run_libraries(rep, path):
     """Module paths for frames that name a module without its path, from the run
-    directory's `libraries` file (stress/run writes it from the VM's maps a second in).
+    directory's `libraries` file (the agent and the fuzz harnesses write it once the
+    VM is up; stress/run when the agent did not).
 
     An hs_err cut short before its `Dynamic libraries:` list needs it: HotSpot's report
     can stall in its symbol lookup (another thread that faulted at the same time holds a
     lock the lookup needs) and then ends at `[libjvm.so+0x...]` with no name, which only
-    addr2line on the VM's own libjvm can give."""
+    addr2line on the VM's own libjvm can give. A list written after the report is a
+    later run's in a reused directory, perhaps of another JDK, and is not used."""
     bases = {f.module for f in rep.frames
              if f.module and '/' not in f.module and f.module not in rep.module_paths}
     if not bases:
         return
+    libs = os.path.join(os.path.dirname(path), 'libraries')
     try:
-        with open(os.path.join(os.path.dirname(path), 'libraries'), errors='replace') as f:
+        if os.stat(libs).st_mtime_ns > os.stat(path).st_mtime_ns:
+            return
+        with open(libs, errors='replace') as f:
             lines = f.read(1 << 16).splitlines()
     except OSError:
         return
