@@ -381,7 +381,7 @@ int record_note_libraries(const char *dir)
         if (!(names[n] = strdup(p))) goto out;
         len += strlen(p) + 1, n++;
     }
-    if (ferror(maps)) goto out;
+    if (ferror(maps) || !feof(maps)) goto out; /* a list cut short is no list */
     if (n) qsort(names, n, sizeof *names, path_cmp);
     if (!(text = malloc(len + 1))) goto out;
     len = 0;
@@ -411,9 +411,11 @@ int record_note_libraries(const char *dir)
     rc = 0;
 out:
     if (rc && !errno) errno = EIO;
+    int e = errno; /* what the caller reports, not what the clean-up left */
     for (size_t i = 0; i < n; i++) free(names[i]);
     free(names), free(line), free(text);
     fclose(maps);
+    errno = e;
     return rc;
 }
 

@@ -76,9 +76,10 @@ grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries" 2>/dev/null &&
 ok $? "the agent writes OUT/libraries, naming libjvm and itself, no temp file left ($(wc -l <"$tmp/agent/libraries" 2>/dev/null || echo no) lines)"
 # the next JVM of a run in the same directory, same list: the file keeps its time
 touch -d '1 minute ago' "$tmp/agent/libraries"; before=$(stat -c %Y "$tmp/agent/libraries")
-"$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent2.log" 2>&1
+"$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent2.log" 2>&1; rc=$?
 after=$(stat -c %Y "$tmp/agent/libraries")
-[ "$before" = "$after" ]; ok $? "a second JVM with the same libraries leaves the file's time alone ($before, $after)"
+[ $rc = 0 ] && [ "$before" = "$after" ] && grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries"
+ok $? "a second JVM with the same libraries leaves the file and its time alone (exit $rc; $before, $after)"
 printf '/elsewhere/libjvm.so\n' >"$tmp/agent/libraries"
 "$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent3.log" 2>&1
 grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries"; ok $? "a list of another VM is replaced"
