@@ -8,6 +8,7 @@ import re
 
 from . import case as casefmt
 from . import parse_asan, parse_fragment, parse_fuzzer, parse_hserr, parse_record
+from .hserr_grammar import module_paths
 from .model import NotAReport, Reason, decode, one_line, read_bounded
 
 HEAD = 1 << 20
@@ -193,9 +194,7 @@ def attach_run_libraries(rep, path):
     lock the lookup needs) and then ends at `[libjvm.so+0x...]` with no name, which only
     addr2line on the VM's own libjvm can give. A list written after the report is a
     later run's in a reused directory, perhaps of another JDK, and is not used."""
-    bases = {f.module for f in rep.frames
-             if f.module and '/' not in f.module and f.module not in rep.module_paths}
-    if not bases:
+    if all(f.module in rep.module_paths for f in rep.frames if f.module and '/' not in f.module):
         return
     libs = os.path.join(os.path.dirname(path), 'libraries')
     try:
@@ -205,12 +204,8 @@ def attach_run_libraries(rep, path):
             lines = f.read(1 << 16).splitlines()
     except OSError:
         return
-    for line in lines:
-        p = line.strip()
-        base = p.rsplit('/', 1)[-1]
-        if p.startswith('/') and base in bases:
-            rep.module_paths[base] = p
-            bases.discard(base)
+    listed = module_paths(lines, rep.frames, path_of=lambda l: l.strip() if l.strip().startswith('/') else None)
+    rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
 
 
 def attach_inflight(rep):

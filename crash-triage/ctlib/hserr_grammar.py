@@ -162,19 +162,24 @@ def maps_block(lines, i):
     return lines[start:min(i, start + 4096)], i
 
 
-def module_paths(block, frames):
-    """basename -> path for the modules the frames name, from the first maps line that
-    gives each. A full map is hundreds of lines; symbolization needs only these."""
+def maps_path(line):
+    """The module path of a `Dynamic libraries:` (maps) line, or None."""
+    m = MAPS_RE.match(line)
+    return m.group(1).strip() if m else None
+
+
+def module_paths(block, frames, path_of=maps_path):
+    """basename -> path for the modules the frames name, from the first line of block
+    that gives each (path_of reads a line's path: a maps line by default). A full map
+    is hundreds of lines; symbolization needs only these."""
     out = {}
     for base in {fr.module for fr in frames if fr.module and '/' not in fr.module}:
         for line in block:
             if base in line:
-                m = MAPS_RE.match(line)
-                if m:
-                    p = m.group(1).strip()
-                    if p.rsplit('/', 1)[-1] == base:
-                        out[base] = p
-                        break
+                p = path_of(line)
+                if p and p.rsplit('/', 1)[-1] == base:
+                    out[base] = p
+                    break
     return out
 
 
