@@ -54,6 +54,10 @@ $(FUZZ_B)/asgf-libfuzzer-asan: fuzz/libfuzzer.c $(FUZZ_OBJ_asan) $(FUZZ_HEADERS)
 $(FUZZ_B)/asgf-afl: fuzz/afl.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_HEADERS)
 	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(FUZZ_OBJ_plain) $(FUZZ_LIBS) -o $@
 
+# The same fork server with no JVM: the protocol's ceiling (fuzz/afl_noop.c).
+$(FUZZ_B)/asgf-afl-noop: fuzz/afl_noop.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o fuzz/afl_forkserver.h
+	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_B)/core-plain/harness/afl_forkserver.o -o $@
+
 # AFL++ mutator library: structure-aware edits and the fix-up that keeps
 # mutations valid cases (fuzz/afl_post.c). It decodes, edits and encodes
 # cases, so it carries the case-format and generator sources (no JVM).
@@ -83,7 +87,7 @@ $(FUZZ_B)/seeds/%.bin: corpus/seeds/%.txt $(BUILD)/bin/casetool
 	@mkdir -p $(dir $@)
 	$(BUILD)/bin/casetool encode $< -o $@
 
-FUZZ_BINS := $(FUZZ_B)/asgf-libfuzzer $(FUZZ_B)/asgf-libfuzzer-asan $(FUZZ_B)/asgf-afl $(FUZZ_B)/libasgf-afl-post.so \
+FUZZ_BINS := $(FUZZ_B)/asgf-libfuzzer $(FUZZ_B)/asgf-libfuzzer-asan $(FUZZ_B)/asgf-afl $(FUZZ_B)/asgf-afl-noop $(FUZZ_B)/libasgf-afl-post.so \
 	$(FUZZ_B)/asgf-replay $(FUZZ_B)/asgf-seedgen
 
 DURATION ?= 10m

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The AFL++ harness on a live JVM: a bounded 30 s campaign (deferred fork
 # server, persistent shared-memory loop) executes cases; a planted fault
-# becomes a crashes/id:* file that is a valid case and replays; the wrapper
-# rejects unknown options by name.
+# becomes a crashes/id:* file that is a valid case and replays; the fork
+# server alone (no JVM) serves afl-fuzz; the wrapper rejects unknown options
+# by name.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 export ASGF_WARMUP_MS=100
@@ -61,6 +62,21 @@ ok $? "AFL++ -M/-S: children replaced every 300 inputs, both instances go on (ex
 ASGF_JVM_OPTS=-XX:+NoSuchOptionForTheTest fuzz/run-afl --duration 5 --out "$d/nojvm" > "$d/nojvm.log" 2>&1
 [ $? -eq 2 ] && grep -q "cannot run a seed outside afl-fuzz" "$d/nojvm.log" && grep -q "NoSuchOptionForTheTest" "$d/nojvm.log"
 ok $? "run-afl: a JVM that cannot start is reported with the JVM's own message"
+
+# The fork server with no JVM behind it (fuzz/bench's protocol ceiling):
+# afl-fuzz accepts its hello and every input runs in the one child.
+mkdir -p "$d/noop-in" && printf 'seed' > "$d/noop-in/seed"
+AFL_SKIP_CPUFREQ=1 AFL_NO_AFFINITY=1 AFL_NO_UI=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 \
+  timeout 60 afl-fuzz -V 5 -i "$d/noop-in" -o "$d/noop" -- "$BUILD/fuzz/asgf-afl-noop" > "$d/noop.log" 2>&1
+rc=$?
+st=$d/noop/default/fuzzer_stats
+execs=$(afl_stat "$st" execs_done)
+bad=$(( $(afl_stat "$st" saved_crashes || echo 1) + $(afl_stat "$st" saved_hangs || echo 1) ))
+[ $rc -eq 0 ] && [ "${execs:-0}" -gt 1000 ] && [ "$bad" -eq 0 ]
+ok $? "asgf-afl-noop: afl-fuzz runs inputs through the fork server without a JVM (exit $rc, execs_done ${execs:-none}, crashes+hangs $bad)"
+"$BUILD/fuzz/asgf-afl-noop" soon > "$d/noop-bad.log" 2>&1
+[ $? -eq 2 ] && grep -q "usage: asgf-afl-noop" "$d/noop-bad.log"
+ok $? "asgf-afl-noop: a malformed NS is refused with its usage"
 
 fuzz/run-afl --jobs 0 > "$d/bad.log" 2>&1
 [ $? -eq 2 ] && grep -q -- "--jobs wants a number" "$d/bad.log"; ok $? "run-afl: a bad value is an error naming the option"
