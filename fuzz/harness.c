@@ -74,6 +74,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_GAP_US", ENV_LONG, CFG(gap_us), 0, 10000},
     {"ASGF_BATCH", ENV_LONG, CFG(batch), 1, 4096},
     {"ASGF_HOLD_US", ENV_LONG, CFG(hold_us), 1, 100000},
+    {"ASGF_SHARED_HOLD_US", ENV_LONG, CFG(shared_hold_us), 1, 100000},
     {"ASGF_PIN", ENV_BOOL, CFG(pin), 0, 0},
     {"ASGF_PLACEMENT", ENV_STR, CFG(placement), 0, 0},
     {"ASGF_WARMUP_MS", ENV_LONG, CFG(warmup_ms), 0, 60000},
@@ -148,7 +149,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .warmup_ms = 300,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .shared_hold_us = 2000, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
     };
@@ -455,7 +456,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (h.cfg.spin_us < 0) h.cfg.spin_us = default_spin_us();
     if (target_install(SAMPLE_SIGNAL, h.cfg.spin_us * 1000LL)) return errorf(err, errlen, "cannot install the SIGPROF handler");
     target_set_batch((int)h.cfg.batch, h.cfg.hold_us * 1000LL);
-    if (allowed_cpus() == 1) target_set_shared_cpu(h.cfg.gap_us * 1000LL);
+    if (allowed_cpus() == 1) target_set_shared_cpu(h.cfg.gap_us * 1000LL, h.cfg.shared_hold_us * 1000LL);
 
     if (start_workload(env, err, errlen)) return -1;
     /* Registered after the workers (so it is never a worker): gives
@@ -476,7 +477,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     h.next_refresh = h.up_ns + REFRESH_NS;
     h.started = 1;
     int cpus = allowed_cpus(); /* what the process was given, before placement narrows it */
-    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL, h.cfg.gap_us * 1000LL);
+    if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL, h.cfg.gap_us * 1000LL,
+                                     h.cfg.shared_hold_us * 1000LL);
     if (!h.cfg.quiet)
         fprintf(stderr,
                 "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
@@ -608,9 +610,10 @@ void harness_stats(int fd)
             (unsigned long long)g.claimed_by_jvm, (unsigned long long)g.nested, (unsigned long long)g.records_failed,
             t.timeouts, t.held_too_long, t.late_signals);
     /* How far batching went, and whether walks still start in Java code. */
-    dprintf(fd, "asgf: target: %llu cases on %llu signals (%.1f a signal, batch %ld, hold %ld us); "
+    dprintf(fd, "asgf: target: %llu cases on %llu signals (%.1f a signal, batch %ld, hold %ld us, %ld us on a shared CPU); "
                 "from Java code %llu (%.1f %%)\n",
             t.ran, t.signals, t.signals ? (double)t.ran / (double)t.signals : 0.0, h.cfg.batch, h.cfg.hold_us,
+            h.cfg.shared_hold_us,
             t.from_java, t.ran ? 100.0 * (double)t.from_java / (double)t.ran : 0.0);
     char where[160];
     placement_describe(where, sizeof where);

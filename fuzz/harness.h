@@ -56,6 +56,7 @@ struct harness_config {
     long gap_us;              /* ASGF_GAP_US: on one CPU, the worker's own run between batches (0: signal at once) */
     long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */
     long hold_us;             /* ASGF_HOLD_US: longest a worker is held for one batch (200) */
+    long shared_hold_us;      /* ASGF_SHARED_HOLD_US: the same while fuzzer thread and worker share one CPU (2000) */
     int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */
     const char *placement;    /* ASGF_PLACEMENT: auto | spread | together (auto; fuzz/placement.h) */
     long warmup_ms;           /* ASGF_WARMUP_MS: JIT warm-up after the workers start (300) */

@@ -32,6 +32,7 @@ static struct {
     int trial;                    /* the window running is a trial of `now` */
     long long spread_spin_ns;
     long long together_gap_ns;
+    long long together_hold_ns;
     cpu_set_t allowed;            /* the mask the process started with */
     long long window_from;        /* after the settling time */
     unsigned long long window_cases;
@@ -74,12 +75,12 @@ static void apply(enum placement_mode where)
         CPU_ZERO(&one);
         CPU_SET(cpu, &one);
         target_set_spin(0);
-        target_set_shared_cpu(pl.together_gap_ns);
+        target_set_shared_cpu(pl.together_gap_ns, pl.together_hold_ns);
         set_all_threads(&one);
     } else {
         set_all_threads(&pl.allowed);
         target_set_spin(pl.spread_spin_ns);
-        target_set_shared_cpu(0);
+        target_set_shared_cpu(0, 0);
     }
     pl.now = where;
 }
@@ -90,10 +91,12 @@ static void open_window(long long now_ns)
     pl.window_cases = 0;
 }
 
-void placement_start(enum placement_mode m, long long spread_spin_ns, long long together_gap_ns)
+void placement_start(enum placement_mode m, long long spread_spin_ns, long long together_gap_ns,
+                     long long together_hold_ns)
 {
     pl.spread_spin_ns = spread_spin_ns;
     pl.together_gap_ns = together_gap_ns;
+    pl.together_hold_ns = together_hold_ns;
     if (sched_getaffinity(0, sizeof pl.allowed, &pl.allowed) || CPU_COUNT(&pl.allowed) < 2) {
         pl.mode = PLACEMENT_OFF;
         return;

@@ -31,10 +31,11 @@ int placement_parse(const char *s);
 
 /* Starts in `m` (AUTO starts spread). spread_spin_ns: the hand-off's spin
  * while spread; together it spins 0 (a spinner would hold the one core its
- * peer needs), and signals by timer, together_gap_ns ahead
- * (target_set_shared_cpu). Falls back to OFF when fewer than two CPUs are
- * allowed. */
-void placement_start(enum placement_mode m, long long spread_spin_ns, long long together_gap_ns);
+ * peer needs), signals by timer, together_gap_ns ahead, and holds a batch
+ * up to together_hold_ns (target_set_shared_cpu). Falls back to OFF when
+ * fewer than two CPUs are allowed. */
+void placement_start(enum placement_mode m, long long spread_spin_ns, long long together_gap_ns,
+                     long long together_hold_ns);
 
 /* After every case the fuzzer thread ran. */
 void placement_tick(void);

@@ -55,7 +55,7 @@ static _Atomic int holding; /* a handler is inside its hold loop */
 static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
 static int batch_max = 1;
-static long long batch_hold_ns;
+static long long batch_hold_ns, shared_hold_ns;
 static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late, n_signals, n_java;
 
 /*
@@ -333,10 +333,11 @@ int target_install(int signo, long long spin)
     return 0;
 }
 
-void target_set_shared_cpu(long long gap_ns)
+void target_set_shared_cpu(long long gap_ns, long long hold_ns)
 {
     pthread_mutex_lock(&one_at_a_time);
     atomic_store(&shared_gap_ns, gap_ns > 0 ? gap_ns : 0);
+    shared_hold_ns = gap_ns > 0 && hold_ns > 0 ? hold_ns : 0;
     pthread_mutex_unlock(&one_at_a_time);
 }
 
@@ -475,7 +476,8 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
     unsigned long long gen = gen_of(atomic_load(&req.word)) + 1;
     long long now = sigsafe_now_ns();
     req.tid = tid, req.mode = mode, req.cx = cx, req.prog = p, req.out = out, req.hold_ns = timeout_ns;
-    req.batch_ns = batching ? batch_hold_ns : 0;
+    long long hold = shared_hold_ns ? shared_hold_ns : batch_hold_ns;
+    req.batch_ns = batching ? hold : 0;
     unsigned long long sent = word(gen, SENT);
     atomic_store(&req.word, sent);
     atomic_fetch_add(&n_signals, 1);
@@ -499,7 +501,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             if (batching && rc == TARGET_RAN) {
                 batch.tid = tid, batch.gen = gen, batch.count = 1;
                 /* Stop posting a little before the target would leave by itself. */
-                batch.until = sigsafe_now_ns() + batch_hold_ns - batch_hold_ns / 8;
+                batch.until = sigsafe_now_ns() + hold - hold / 8;
                 return rc;
             }
             if (mode != MODE_THREAD) move(word(gen, HELD), word(gen, RELEASED));

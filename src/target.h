@@ -51,11 +51,14 @@ void target_set_batch(int max_inputs, long long hold_ns);
  * only. */
 void target_set_spin(long long spin_ns);
 
-/* Caller and targets share one CPU (0: they do not, the default). The
- * caller then signals a target by a timer of the target's own, gap_ns
+/* Caller and targets share one CPU (gap_ns 0: they do not, the default).
+ * The caller then signals a target by a timer of the target's own, gap_ns
  * (jittered by half) ahead, and after a held batch it does not wait for the
- * target to leave: see target.c. Not handler-safe. */
-void target_set_shared_cpu(long long gap_ns);
+ * target to leave: see target.c. Meanwhile a batch is held up to hold_ns
+ * (0: target_set_batch's hold): every batch's end there gives the CPU to
+ * the target's own code and costs a timer signal, while a held target
+ * sleeps and leaves the CPU to the caller. Not handler-safe. */
+void target_set_shared_cpu(long long gap_ns, long long hold_ns);
 
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */

@@ -236,7 +236,7 @@ int main(void)
     sched_setaffinity(atomic_load(&target_tid), sizeof one, &one);
     target_release();
     target_set_spin(0);
-    target_set_shared_cpu(2000000LL);
+    target_set_shared_cpu(2000000LL, 2000000000LL);
     target_set_batch(8, 2000000000LL);
     int best = 0;
     for (int round = 0; round < 3 && best < 8; round++) {
@@ -251,7 +251,18 @@ int main(void)
     }
     CHECK(best >= 8, "one CPU: the target ran its own code before the signal of %d of 9 batches (best of up to 3 rounds)",
           best);
-    target_set_shared_cpu(0);
+    /* On one CPU the shared hold bounds a batch, not target_set_batch's:
+     * with 1 us alone every case would take a signal of its own. */
+    target_release();
+    target_set_batch(8, 1000LL);
+    target_set_shared_cpu(2000000LL, 2000000000LL);
+    s0 = signals();
+    ran = run(80, MODE_SIGNAL, 0, &faults);
+    CHECK(ran == 80 && signals() - s0 == 10, "one CPU: the shared CPU's hold bounds a batch (80 cases on %llu signals)",
+          signals() - s0);
+    target_release();
+    target_set_batch(8, 2000000000LL);
+    target_set_shared_cpu(0, 0);
     sched_setaffinity(atomic_load(&target_tid), sizeof all, &all);
     sched_setaffinity(0, sizeof all, &all);
 
