@@ -30,6 +30,13 @@ seconds() {
   local n=${BASH_REMATCH[1]}
   case ${BASH_REMATCH[2]} in h) echo $((n * 3600)) ;; m) echo $((n * 60)) ;; *) echo "$n" ;; esac
 }
+# afl_machine_env: what afl-fuzz needs on these machines whatever its target
+# (fuzz/run-afl; fuzz/bench's protocol ceiling).
+afl_machine_env() {
+  export AFL_SKIP_CPUFREQ=1                      # no cpufreq governor to check in a VM/container
+  export AFL_NO_AFFINITY=1                       # else AFL pins the whole JVM, every thread, to one core
+  export AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 # core_pattern is not ours to change
+}
 # For the benchmarks (fuzz/bench, fuzz/bench-walker):
 # lf_rate LOG: libFuzzer's "Done N runs in S second(s)" as N/S.
 lf_rate() { sed -n 's/^Done \([0-9]*\) runs in \([0-9]*\) second.*/\1 \2/p' "$1" | awk '$2 > 0 { printf "%d", $1 / $2 }'; }
