@@ -114,16 +114,23 @@ static void do_call(void *arg)
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
                const struct thread_info *self, struct exec_outcome *out)
 {
-    ucontext_t uc;
     /* Here, in this frame: below the interrupted sp on the thread's own
      * stack, and alive for the whole guarded call. */
     struct stack_image img;
+    stack_image_init(&img);
+    exec_case_imaged(cx, p, live, self, out, &img);
+}
+
+void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+                      const struct thread_info *self, struct exec_outcome *out, struct stack_image *img)
+{
+    ucontext_t uc;
     memset(out, 0, sizeof *out);
     if (live) memcpy(&uc, live, sizeof uc);
     else memset(&uc, 0, sizeof uc);
-    out->image = stack_image_build(&img, p, &uc, self);
-    out->image_written = img.written, out->image_skipped = img.skipped;
-    struct mutate_image bounds = {(uintptr_t)img.words, (uintptr_t)img.words + img.len};
+    out->image = stack_image_build(img, p, &uc, self);
+    out->image_written = img->written, out->image_skipped = img->skipped;
+    struct mutate_image bounds = {(uintptr_t)img->words, (uintptr_t)img->words + img->len};
     out->region_hits = mutate_apply(p, &uc, self, out->image == STACK_IMAGE_BUILT ? &bounds : NULL);
     inflight_store(cx->case_bytes, cx->case_len);
 
@@ -137,7 +144,7 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     out->entry = exec_entry_to_run(cx, p->entry);
     out->substituted = out->entry != p->entry;
     struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL, NULL, 0, 0};
-    if (out->image == STACK_IMAGE_BUILT) gc.image = img.words, gc.image_len = img.len, gc.image_real_sp = img.real_sp;
+    if (out->image == STACK_IMAGE_BUILT) gc.image = img->words, gc.image_len = img->len, gc.image_real_sp = img->real_sp;
     uint64_t seed = fnv1a(FNV1A_BASIS, cx->case_bytes, cx->case_len);
     struct call c = {cx, p, &uc, out, seed, slot};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);

@@ -14,6 +14,7 @@
 #include "case.h"
 #include "guard.h"
 #include "regions.h"
+#include "stack_image.h"
 
 #include <limits.h>
 #define EXEC_NO_VM_CODE INT_MIN
@@ -81,5 +82,12 @@ int exec_entry_to_run(const struct exec_ctx *cx, int entry);
  * zeroed context is mutated. self: the thread whose context it is. */
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
                const struct thread_info *self, struct exec_outcome *out);
+
+/* [handler-safe] The same, forging stk cases in img, which the caller
+ * keeps (stack_image_init'ed once) in a frame below live's sp for as long
+ * as live is held: the cases of one held batch then share one copy of the
+ * stack (stack_image.h). */
+void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+                      const struct thread_info *self, struct exec_outcome *out, struct stack_image *img);
 
 #endif

@@ -32,9 +32,25 @@ static long anchor_index(const struct stack_image *img, int anchor, uintptr_t fp
     }
 }
 
+void stack_image_init(struct stack_image *img)
+{
+    img->kept_sp = 0, img->kept_self = NULL, img->nundo = 0;
+    img->len = 0, img->written = img->skipped = 0;
+}
+
+/* The kept copy as it was taken: the last case's forged words put back. */
+static void unforge(struct stack_image *img)
+{
+    while (img->nundo > 0) {
+        const struct stack_image_undo *u = &img->undo[--img->nundo];
+        img->words[u->i] = u->old;
+    }
+}
+
 enum stack_image_result stack_image_build(struct stack_image *img, const struct case_prog *p, ucontext_t *uc,
                                           const struct thread_info *self)
 {
+    unforge(img);
     img->len = 0, img->written = img->skipped = 0;
     if (!p->nstk) return STACK_IMAGE_NONE;
     uint64_t *spp = arch_reg_slot(uc, ARCH_REG_SP), *fpp = arch_reg_slot(uc, ARCH_REG_FP);
@@ -51,13 +67,16 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
     img->real_sp = sp, img->len = len;
     size_t n = len / 8;
     uintptr_t delta = sp - here; /* the copy is below sp: subtract */
-    /* Copy and relocate in one pass, without a branch per word: this loop
-     * runs on every stk case, and a compare-and-jump over 1,024 words of
-     * unpredictable stack contents was a sixth of the handler's time. */
-    const uint64_t *live = (const uint64_t *)sp;
-    for (size_t i = 0; i < n; i++) {
-        uint64_t w = live[i];
-        img->words[i] = w - (w - sp < len ? delta : 0);
+    if (img->kept_sp != sp || img->kept_self != self) {
+        /* Copy and relocate in one pass, without a branch per word: a
+         * compare-and-jump over 1,024 words of unpredictable stack
+         * contents was a sixth of the handler's time. */
+        const uint64_t *live = (const uint64_t *)sp;
+        for (size_t i = 0; i < n; i++) {
+            uint64_t w = live[i];
+            img->words[i] = w - (w - sp < len ? delta : 0);
+        }
+        img->kept_sp = sp, img->kept_self = self;
     }
     uintptr_t fp_img = fp >= sp && fp < sp + len ? fp - delta : 0;
 
@@ -73,6 +92,7 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
                 continue;
             }
             uint64_t old = img->words[i], v = (uint64_t)s->words[w];
+            img->undo[img->nundo++] = (struct stack_image_undo){(uint32_t)i, old};
             switch ((enum mut_kind)s->kind) {
             case MUT_ABS: img->words[i] = v; break;
             case MUT_DELTA: img->words[i] = old + v; break;

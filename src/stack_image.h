@@ -19,6 +19,14 @@
  *   4. write the records' words in file order (a word outside the copy, or
  *      an anchor the chain never reaches, is skipped and counted);
  *   5. point the context's sp (and fp, when it was inside the copy) at it.
+ * Steps 1 and 2 are most of a stk case's cost on the worker, and on a held
+ * worker every case of a batch copies the same frozen frames. So an image
+ * that outlives its case keeps its relocated copy: the next build on the
+ * same sp and thread first puts back the words the last one forged, from
+ * an undo list, and skips the copy. This relies on the walkers only
+ * reading the stack they walk, and on the live frames above a held
+ * context's sp not changing while it is held (a GC that moves objects may
+ * still update oop slots there; the walkers do not read them).
  * Everything here is handler-safe.
  */
 #ifndef ASGF_STACK_IMAGE_H
@@ -36,6 +44,14 @@ struct stack_image {
     size_t len;        /* bytes copied; 0: no image was built */
     int written;       /* forged words written */
     int skipped;       /* forged words outside the copy or at an anchor not reached */
+    /* The copy kept for the next case (see above). */
+    uintptr_t kept_sp;                      /* live sp the copy was taken at; 0: none kept */
+    const struct thread_info *kept_self;
+    int nundo;                              /* forged words to put back, in reverse order */
+    struct stack_image_undo {
+        uint32_t i;
+        uint64_t old;
+    } undo[CASE_MAX_STK * CASE_STK_MAX_WORDS];
 };
 
 enum stack_image_result {
@@ -45,8 +61,14 @@ enum stack_image_result {
                             own (thread mode), or its sp is not on its stack */
 };
 
-/* [handler-safe] Builds img for p from uc (see above) and points uc at it.
- * self: the registered thread whose context uc is; NULL: not built. */
+/* [handler-safe] Makes img empty: its first build copies the live stack.
+ * Once for each context an image serves (a held signal, or one case). */
+void stack_image_init(struct stack_image *img);
+
+/* [handler-safe] Builds img for p from uc (see above) and points uc at it,
+ * reusing the copy img kept when uc's sp and self are the ones it was
+ * taken at. self: the registered thread whose context uc is; NULL: not
+ * built. */
 enum stack_image_result stack_image_build(struct stack_image *img, const struct case_prog *p, ucontext_t *uc,
                                           const struct thread_info *self);
 

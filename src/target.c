@@ -212,10 +212,11 @@ static unsigned long long wait_answer(unsigned long long w, long long deadline)
  * this context (fields read only after the claim, so a caller that gave
  * up and wrote the next request is never mistaken for this one). 1 if it
  * ran, 0 if the caller took it back first. */
-static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struct thread_info *self)
+static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struct thread_info *self,
+                         struct stack_image *img)
 {
     if (!cas(w, word(gen_of(w), RUNNING))) return 0;
-    exec_case(req.cx, req.prog, uc, self, req.out);
+    exec_case_imaged(req.cx, req.prog, uc, self, req.out, img);
     return 1;
 }
 
@@ -229,8 +230,8 @@ static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struc
  * the caller has had our context. Leaving idle says DONE: the last case
  * ran, so a caller that looks late (its wake-up outlasted the hold) does
  * not take the case for lost. */
-static void hold(unsigned long long gen, const ucontext_t *uc, const struct thread_info *self, long long leave_at,
-                 long long hard, int walk_pending)
+static void hold(unsigned long long gen, const ucontext_t *uc, const struct thread_info *self,
+                 struct stack_image *img, long long leave_at, long long hard, int walk_pending)
 {
     for (;;) {
         long since = atomic_load(&target_w.word); /* before the word: see wait_while */
@@ -242,7 +243,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
             if (over && cas(w, word(gen, walk_pending ? IDLE : DONE))) break;
         } else if (w == word(gen + 1, NEXT)) {
             walk_pending = 0; /* the caller has moved past its first walk */
-            if (!claim_and_run(w, uc, self)) continue;
+            if (!claim_and_run(w, uc, self, img)) continue;
             gen++;
             if (!cas(word(gen, RUNNING), word(gen, HELD))) break; /* the caller gave up on it */
             wake_caller();
@@ -292,9 +293,13 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     long long now = sigsafe_now_ns(), leave_at = req.batch_ns ? now + req.batch_ns : 0, hard = now + req.hold_ns;
     const struct thread_info *self = threads_find(threads_gettid());
     int thread_mode = req.mode == MODE_THREAD;
+    /* Here, below the interrupted sp, for the whole hold: the batch's stk
+     * cases forge one copy of the frozen stack (exec.h). */
+    struct stack_image img;
+    stack_image_init(&img);
     req.uc = uc, req.self = self, req.from_java = regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
     if (!thread_mode) {
-        if (!claim_and_run(w, uc, self)) {
+        if (!claim_and_run(w, uc, self, &img)) {
             atomic_fetch_add(&n_late, 1);
             return;
         }
@@ -315,7 +320,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         return;
     }
     wake_caller();
-    hold(gen, uc, self, leave_at, hard, thread_mode);
+    hold(gen, uc, self, &img, leave_at, hard, thread_mode);
 }
 
 void target_set_spin(long long spin)

@@ -4,6 +4,7 @@
 #     return addresses off the stack: the fault address is the forged word,
 #     so the walk read the forged copy; the crash record carries the copy's
 #     forged words; a control case without the stk record does not fault;
+#     a second case on the same held context finds the first's words put back;
 #  2. on the live JVM (stock AGCT), mutate=forge walks forged copies and the
 #     VM survives under crash protection (faults are recorded, not fatal).
 cd "$(dirname "$0")/.." && . tests/lib.sh
@@ -86,6 +87,18 @@ LD_PRELOAD=$lib ASGF_API=asgst fuzz/replay -n 5 --record-dir "$d/rec2" tests/cas
   >"$d/control.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'faults: 0/5 runs' "$d/control.out"
 ok $? "control: the same context without the forged word does not fault (rc $rc)"
+
+# One held context, two cases: the forged case, then one that forges a
+# far word only. The second reuses the first's copy of the stack
+# (stack_image.h) and must find the forged return address put back.
+mkdir -p "$d/pair"
+cp tests/cases/forged-return.txt "$d/pair/1-forged.txt"
+{ grep -v '^#' tests/cases/forged-return-control.txt; echo 'stk sp +2048 abs 0x1'; } >"$d/pair/2-far-word.txt"
+LD_PRELOAD=$lib ASGF_API=asgst ASGF_BATCH=32 ASGF_HOLD_US=100000 fuzz/replay -n 5 --record-dir "$d/rec3" "$d/pair" \
+  >"$d/pair.out" 2>&1; rc=$?
+faults=$(sed -n 's/^  faults: \([0-9]*\)\/5 runs.*/\1/p' "$d/pair.out" | tr '\n' ' ')
+[ $rc = 0 ] && [ "$faults" = "5 0 " ] && grep -q 'target: 10 cases on 1 signals' "$d/pair.out"
+ok $? "a held batch reuses the stack copy with the last case's words put back: faults 5/5 then 0/5 on one signal (rc $rc: ${faults:-none}; $(grep -o '[0-9]* cases on [0-9]* signals' "$d/pair.out"))"
 
 # 2. Live JVM, the VM's own walker, forged stacks at 50 us.
 stress/run --scenario spin,recursion,inline --threads 2 --time 6s --agent mutate=forge,interval=50us \

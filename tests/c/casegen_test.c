@@ -67,6 +67,7 @@ static void forge_cases(void)
 static __attribute__((noinline)) void image_of(const struct thread_info *self, volatile uint64_t *outer)
 {
     struct stack_image img;
+    stack_image_init(&img);
     struct case_prog p;
     char err[200];
     ucontext_t uc;
@@ -85,6 +86,27 @@ static __attribute__((noinline)) void image_of(const struct thread_info *self, v
     CHECK(img.words[9] == 0x77, "image: anchor fp2 follows the saved fp through the copy");
     CHECK(img.written == 2 + (img.len == CASE_IMAGE_SIZE) && img.skipped == (img.len < CASE_IMAGE_SIZE),
           "image: a word past the copy is skipped and counted (written %d, skipped %d)", img.written, img.skipped);
+
+    /* A second case on the same held context reuses the copy: the first
+     * case's words are put back, and the live stack is not read again. */
+    struct case_prog q;
+    rc = case_parse_text("asgf-case 1\nstk sp +16 abs 0x99\n", &q, err, sizeof err);
+    outer[5] = 0xbeef;
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    *arch_reg_slot(&uc, ARCH_REG_FP) = (uint64_t)(uintptr_t)&outer[4];
+    r = stack_image_build(&img, &q, &uc, self);
+    CHECK(rc == 0 && r == STACK_IMAGE_BUILT && img.words[2] == 0x99 && img.written == 1,
+          "image reused: the second case's word is forged (rc %d, result %d)", rc, (int)r);
+    CHECK(img.words[1] == 0x5555 && img.words[9] == 0x1009 && img.words[3] == base + 80,
+          "image reused: the first case's forged words are back to the copy's");
+    CHECK(img.words[5] == 0x1005, "image reused: taken at the first case, not copied again");
+    stack_image_init(&img);
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    r = stack_image_build(&img, &q, &uc, self);
+    CHECK(r == STACK_IMAGE_BUILT && img.words[5] == 0xbeef && img.words[1] == 0x5555,
+          "image after init: copied afresh from the live stack");
+    outer[5] = 0x1005;
+
     *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
     r = stack_image_build(&img, &p, &uc, NULL);
     CHECK(r == STACK_IMAGE_FOREIGN && *arch_reg_slot(&uc, ARCH_REG_SP) == (uint64_t)(uintptr_t)outer &&
