@@ -25,8 +25,11 @@
  * same sp and thread first puts back the words the last one forged, from
  * an undo list, and skips the copy. This relies on the walkers only
  * reading the stack they walk, and on the live frames above a held
- * context's sp not changing while it is held (a GC that moves objects may
- * still update oop slots there; the walkers do not read them).
+ * context's sp not changing while it is held. A thread held while outside
+ * Java code is the exception: a GC may update oop slots in its frames (the
+ * walkers do not read them) and a deoptimization may patch a return
+ * address, so a later case of that batch walks the frames as they were at
+ * its first case: still a stack the thread had, bounded by the hold.
  * Everything here is handler-safe.
  */
 #ifndef ASGF_STACK_IMAGE_H

@@ -100,6 +100,17 @@ static __attribute__((noinline)) void image_of(const struct thread_info *self, v
     CHECK(img.words[1] == 0x5555 && img.words[9] == 0x1009 && img.words[3] == base + 80,
           "image reused: the first case's forged words are back to the copy's");
     CHECK(img.words[5] == 0x1005, "image reused: taken at the first case, not copied again");
+    /* Two records on one word: put back last first, or the word keeps the
+     * first record's value. */
+    rc = case_parse_text("asgf-case 1\nstk sp +8 abs 0x10\nstk sp +8 delta 0x5\n", &q, err, sizeof err);
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    r = stack_image_build(&img, &q, &uc, self);
+    int stacked = img.words[1] == 0x15;
+    *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
+    rc |= case_parse_text("asgf-case 1\nstk sp +16 abs 0x99\n", &q, err, sizeof err);
+    r = stack_image_build(&img, &q, &uc, self);
+    CHECK(rc == 0 && stacked && img.words[1] == 0x5555,
+          "image reused: a word two records wrote is put back to the copy's (0x%llx)", (unsigned long long)img.words[1]);
     stack_image_init(&img);
     *arch_reg_slot(&uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)outer;
     r = stack_image_build(&img, &q, &uc, self);
