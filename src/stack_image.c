@@ -34,15 +34,15 @@ static long anchor_index(const struct stack_image *img, int anchor, uintptr_t fp
 
 void stack_image_init(struct stack_image *img)
 {
-    img->kept_sp = 0, img->kept_self = NULL, img->nundo = 0;
+    img->real_sp = 0, img->kept_self = NULL;
     img->len = 0, img->written = img->skipped = 0;
 }
 
 /* The kept copy as it was taken: the last case's forged words put back. */
 static void unforge(struct stack_image *img)
 {
-    while (img->nundo > 0) {
-        const struct stack_image_undo *u = &img->undo[--img->nundo];
+    while (img->written > 0) {
+        const struct stack_image_undo *u = &img->undo[--img->written];
         img->words[u->i] = u->old;
     }
 }
@@ -64,10 +64,9 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
         return STACK_IMAGE_FOREIGN;
     }
     size_t len = self->stack_hi - sp < CASE_IMAGE_SIZE ? self->stack_hi - sp : CASE_IMAGE_SIZE;
-    img->real_sp = sp, img->len = len;
     size_t n = len / 8;
     uintptr_t delta = sp - here; /* the copy is below sp: subtract */
-    if (img->kept_sp != sp || img->kept_self != self) {
+    if (img->real_sp != sp || img->kept_self != self) {
         /* Copy and relocate in one pass, without a branch per word: a
          * compare-and-jump over 1,024 words of unpredictable stack
          * contents was a sixth of the handler's time. */
@@ -76,8 +75,9 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
             uint64_t w = live[i];
             img->words[i] = w - (w - sp < len ? delta : 0);
         }
-        img->kept_sp = sp, img->kept_self = self;
+        img->real_sp = sp, img->kept_self = self;
     }
+    img->len = len;
     uintptr_t fp_img = fp >= sp && fp < sp + len ? fp - delta : 0;
 
     const struct mutate_image bounds = {here, here + len};
@@ -92,7 +92,7 @@ enum stack_image_result stack_image_build(struct stack_image *img, const struct 
                 continue;
             }
             uint64_t old = img->words[i], v = (uint64_t)s->words[w];
-            img->undo[img->nundo++] = (struct stack_image_undo){(uint32_t)i, old};
+            img->undo[img->written] = (struct stack_image_undo){(uint32_t)i, old};
             switch ((enum mut_kind)s->kind) {
             case MUT_ABS: img->words[i] = v; break;
             case MUT_DELTA: img->words[i] = old + v; break;

@@ -43,14 +43,13 @@
 
 struct stack_image {
     uint64_t words[CASE_IMAGE_SIZE / 8];
-    uintptr_t real_sp; /* the live sp the copy starts at */
+    uintptr_t real_sp; /* the live sp the copy starts at; 0: no copy kept */
     size_t len;        /* bytes copied; 0: no image was built */
-    int written;       /* forged words written */
+    int written;       /* forged words written: the first `written` undo entries */
     int skipped;       /* forged words outside the copy or at an anchor not reached */
-    /* The copy kept for the next case (see above). */
-    uintptr_t kept_sp;                      /* live sp the copy was taken at; 0: none kept */
+    /* The copy kept for the next case (see above): whose stack it is, and
+     * each forged word's index and the copy's own value, in write order. */
     const struct thread_info *kept_self;
-    int nundo;                              /* forged words to put back, in reverse order */
     struct stack_image_undo {
         uint32_t i;
         uint64_t old;
