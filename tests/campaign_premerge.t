@@ -78,6 +78,25 @@ grep -q "\"known\": \"$d/known.txt\"" "$d/pm1/campaign.json"; ok $? "campaign.js
 printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
 ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out"; ok $? "report-only with a bad known list exits 2 naming it (got $rc)"
+# A run judged from elsewhere: its campaign.json holds absolute paths. A list the run took from
+# its checkout's ci/known/ is read from this checkout's; the empty list pre-merge keeps in its
+# directory is read from where the directory is now; a list found nowhere stops it with exit 2.
+shipped=$(ls ci/known/*.known | head -1)
+cp -a "$d/pm1" "$d/moved"
+set_known() { python3 -c 'import json,sys; p=sys.argv[1]+"/campaign.json"; c=json.load(open(p)); c["known"]=sys.argv[2]; json.dump(c,open(p,"w"))' "$@"; }
+set_known "$d/moved" "/gone/clone/ci/known/$(basename "$shipped")"
+ci/premerge --report-only --out "$d/moved" >"$d/moved1.out" 2>&1; rc=$?
+grep -q "known\": \"$PWD/$shipped\"" "$d/moved/campaign.json" && grep -q "the run recorded /gone/clone/ci/known/" "$d/moved1.out"
+ok $? "a shipped list of a gone checkout is read from this one's ci/known/, and said (exit $rc)"
+: >"$d/moved/known-empty.txt"
+set_known "$d/moved" "/gone/premerge-out/known-empty.txt"
+ci/premerge --report-only --out "$d/moved" -q >"$d/moved2.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "known\": \"$d/moved/known-empty.txt\"" "$d/moved/campaign.json"
+ok $? "the empty list of a moved pre-merge directory is read from where it is now (exit $rc)"
+set_known "$d/moved" "/gone/my-known.txt"
+ci/premerge --report-only --out "$d/moved" -q >"$d/moved3.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "known list '/gone/my-known.txt' is gone.*--known" "$d/moved3.out"
+ok $? "a recorded list found nowhere: exit 2 naming it and --known (got $rc: $(head -c 200 "$d/moved3.out"))"
 write_preset "$d/caught.preset" budget=25s job_time=7s min_attempt=3s rounds=1 <<'EOF'
 
 [stress caught]

@@ -27,6 +27,7 @@ import time
 from . import plan as planlib
 from . import preset as presetlib
 from . import adapt, report, scan, yields
+from . import known as knownlib
 from .preflight import build, check_hosts_file, check_java, drop_too_new
 from .util import (EXIT_UNTESTED, DiskFull, UsageError, hms, iso, read_json, read_state_json, remove_temporaries,
                    si, write_json)
@@ -109,6 +110,36 @@ def check_known(path):
         raise UsageError('bad known-buckets file: %s' % e)
     except (OSError, signature.RulesError) as e:
         raise UsageError('cannot read known-buckets file: %s' % e)
+
+
+def carried_known(cfg, out):
+    """The path a resumed or re-reported campaign reads its known list from, and a line
+    saying so when it is not the one the run recorded (None otherwise). The recorded path is
+    absolute, so a run judged from another clone, or moved, would read a list that is gone or
+    stale: a list the run took from its checkout's ci/known/ is read from this checkout's
+    (the shipped lists are updated as VM bugs are met), and the empty list pre-merge writes
+    into its directory (one level up in a --base pair) from where that directory is now.
+    Raises UsageError when the list can be found nowhere."""
+    path = cfg.get('known')
+    if not path:
+        return None, None
+    name = os.path.basename(path)
+    here = path
+    if os.path.dirname(path).endswith(os.sep + os.path.join('ci', 'known')):
+        shipped = os.path.join(knownlib.KNOWN_DIR, name)
+        if os.path.exists(shipped):
+            here = shipped
+    elif name == 'known-empty.txt':
+        for d in (out, os.path.dirname(out)):
+            if os.path.exists(os.path.join(d, name)):
+                here = os.path.join(d, name)
+                break
+    if not os.path.exists(here):
+        raise UsageError("the campaign's known list '%s' is gone (it was read from the checkout or "
+                         "directory that ran it): give --known FILE, or --known /dev/null for none" % path)
+    if here == path:
+        return path, None
+    return here, 'known list %s (the run recorded %s)' % (here, path)
 
 
 class Campaign:
@@ -201,6 +232,8 @@ class Campaign:
                 v = getattr(opts, key, None)
                 if v is not None:
                     cfg[key] = os.path.abspath(v) if key in ('sshloginfile', 'known') else v
+            if getattr(opts, 'known', None) is None:
+                self._carry_known(cfg)
         self.cfg, self.state = cfg, state
         self.java_version = check_java(cfg['java_home'])
         if cfg['sshloginfile']:
@@ -241,6 +274,8 @@ class Campaign:
             check_known(known)
             cfg['known'] = os.path.abspath(known)
             write_json(self.path('campaign.json'), cfg)
+        else:
+            self._carry_known(cfg)
         self.cfg, self.state, self.specs = cfg, state, specs
         self.triage_proc = None
         # a "running" state with no live runner is a run that was cut short
@@ -255,6 +290,12 @@ class Campaign:
         finally:
             signal.signal(signal.SIGINT, old_int)
             signal.signal(signal.SIGTERM, old_term)
+
+    def _carry_known(self, cfg):
+        cfg['known'], moved = carried_known(cfg, self.out)
+        if moved:
+            self.say(moved)
+            write_json(self.path('campaign.json'), cfg)
 
     def _check_not_running(self):
         for name in ('runner.pid', 'parallel.pid'):
