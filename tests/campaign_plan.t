@@ -118,6 +118,30 @@ for want in "budget" "mode: bad value 'sideways'" "unknown key 'colour'" "instan
   printf '%s\n' "$err" | grep -qF "$want"; ok $? "bad preset error names: $want"
 done
 ci/campaign --preset nosuch --out "$d/x" >/dev/null 2>&1; ok $(( $? != 2 )) "unknown preset name exits 2"
+# A scenario the workload lacks is refused before any job starts (each job would exit at
+# once); a fuzzer section may name the harness's own loop or mixed, but only alone.
+write_preset "$d/scen.preset" jobs=abc <<'EOF'
+[stress]
+scenario = spin,nosuch
+[libfuzzer]
+scenario = mixed
+[afl]
+scenario = mixed,spin
+EOF
+err=$(ci/campaign --preset "$d/scen.preset" --dry-run --out "$d/scen" 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "[campaign] jobs: expected N, N%, +N or -N"
+ok $? "a preset's jobs = abc is an error naming the key (exit $rc)"
+sed -i '/^jobs = /d' "$d/scen.preset"
+err=$(ci/campaign --preset "$d/scen.preset" --dry-run --out "$d/scen" 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "[stress] scenario: unknown scenario 'nosuch' (known: blocking," &&
+  printf '%s\n' "$err" | grep -qF "[afl] scenario: unknown scenario 'mixed'" && ! printf '%s\n' "$err" | grep -qF "[libfuzzer]" &&
+  [ ! -e "$d/scen" ]
+ok $? "unknown scenarios are refused by section and name before OUT is made (exit $rc)"
+for tool in campaign premerge; do
+  err=$(ci/$tool -j abc --out "$d/j-$tool" 2>&1); rc=$?
+  [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "argument -j/--jobs: expected N, N%, +N or -N" && [ ! -e "$d/j-$tool" ]
+  ok $? "ci/$tool -j abc: exit 2 naming -j, before anything is built or written (exit $rc)"
+done
 
 # triage_every = off leaves only the final triage; it cannot be 0, nor off
 # beside adapt = 1 (adapt weighs the groups at each triage while jobs run).

@@ -5,6 +5,7 @@ a pure function of (specs, rounds, campaign seed), and later rounds only
 append lines, so `parallel --resume` (which matches jobs by line number)
 sees the same job under the same number on every run, also when --resume
 extends the budget."""
+import argparse
 import math
 import os
 
@@ -66,11 +67,26 @@ def slots_from_hosts(sshloginfile, local_slots):
     return max(1, total)
 
 
+JOBS_FORMS = 'N, N%, +N or -N (N a whole number; N% may have a fraction)'
+
+
+def jobs_arg(value):
+    """argparse type of -j: the value unchanged when parse_jobs_arg can read it."""
+    try:
+        parse_jobs_arg(value, 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError('expected %s, got %r' % (JOBS_FORMS, value))
+    return value
+
+
 def parse_jobs_arg(value, cores):
     """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here."""
     v = str(value).strip()
     if v.endswith('%'):
-        return max(1, int(cores * float(v[:-1]) / 100))
+        pct = float(v[:-1])
+        if not pct > 0 or pct == float('inf'):
+            raise ValueError(v)
+        return max(1, int(cores * pct / 100))
     if v.startswith('+'):
         return cores + int(v[1:])
     if v.startswith('-'):

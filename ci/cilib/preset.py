@@ -8,6 +8,7 @@ combination (scenario x mode x api x interval x mutate x agent x threads); a
 comma list inside one alternative stays together (scenarios that run in one
 JVM, agent options). Fuzzer sections give a number of instances. See
 ci/README.md for every key."""
+import glob
 import configparser
 import itertools
 import os
@@ -121,6 +122,8 @@ def load(name_or_path):
     elif camp['adapt'] == '1' and camp['triage_every'] is None:
         errors.append("[campaign] adapt = 1 weighs the groups at each triage while jobs run: "
                       "it needs triage_every, not 'off'")
+    if not re.fullmatch(r'\+?\d+|-\d+|\d+(\.\d+)?%', camp['jobs']) or re.fullmatch(r'0+(\.0*)?%', camp['jobs']):
+        errors.append("[campaign] jobs: expected N, N%%, +N or -N (GNU Parallel -j), got '%s'" % camp['jobs'])
     if not re.fullmatch(r'(never|(soon|now),(fail|success|done)=\d+%?)', camp['halt']):
         errors.append("[campaign] halt: '%s' is not a GNU Parallel --halt value" % camp['halt'])
     specs = []
@@ -137,6 +140,7 @@ def load(name_or_path):
     if not specs and not errors:
         errors.append('the preset has no job sections')
     if not errors:
+        check_scenarios(specs, errors)
         check_agent_options(specs, errors, strict=False)
     if errors:
         raise UsageError('preset %s:\n  ' % path + '\n  '.join(errors))
@@ -144,6 +148,50 @@ def load(name_or_path):
         s['id'] = '%02d-%s' % (n, s['tag'])
     return {'name': os.path.basename(path)[:-7] if path.endswith('.preset') else os.path.basename(path),
             'path': path, 'campaign': camp, 'specs': specs}
+
+
+STRESS_SOURCES = os.path.join(os.path.dirname(HERE), 'stress', 'java', 'asgstfuzz', 'stress')
+FUZZ_WORKLOAD = os.path.join(os.path.dirname(HERE), 'fuzz', 'java', 'asgf', 'fuzz', 'Workload.java')
+
+
+def scenario_names():
+    """(the stress workload's scenario names, the fuzz harness's own whole-value ones),
+    read from where each is defined: a scenario class's super("name", ...) in
+    stress/java/, the cases of Workload.start in fuzz/java/. None when the sources are
+    not there."""
+    stress = set()
+    for path in glob.glob(os.path.join(STRESS_SOURCES, '*Scenario.java')):
+        with open(path, encoding='utf-8') as f:
+            m = re.search(r'\bsuper\("([a-z]+)",', f.read())
+        if m:
+            stress.add(m.group(1))
+    try:
+        with open(FUZZ_WORKLOAD, encoding='utf-8') as f:
+            own = set(re.findall(r'case "([a-z]+)":', f.read()))
+    except OSError:
+        own = set()
+    return (stress, own) if stress else None
+
+
+def check_scenarios(specs, errors):
+    """A scenario the workload does not have would make every job of its section exit
+    at start (asgst-stress: unknown scenario): said now, once per section and name. A
+    fuzzer section may also name one of the harness's own workloads, alone."""
+    names = scenario_names()
+    if not names:
+        return
+    stress, own = names
+    seen = set()
+    for s in specs:
+        value = s['params'].get('scenario') or ''
+        if s['kind'] != 'stress' and value in own:
+            continue
+        for name in value.split(','):
+            if name and name not in stress and (s['section'], name) not in seen:
+                seen.add((s['section'], name))
+                known = sorted(stress) + (['%s (alone)' % n for n in sorted(own)] if s['kind'] != 'stress' else [])
+                errors.append("[%s] scenario: unknown scenario '%s' (known: %s)" % (
+                    s['section'], name, ', '.join(known)))
 
 
 # Agent keys the job sets from the section's own keys (ci/job, stress/run):
