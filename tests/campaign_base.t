@@ -5,7 +5,8 @@
 # LD_PRELOAD from its bin/java, which stress/run must keep): exactly that bucket
 # is new, confirmed by a retry on the patched build alone, exit 1; the JUnit file
 # and the summary show the same lists. A bug the base side missed but its build
-# has: pre-existing after a retry on the base build, exit 0.
+# has: pre-existing after a retry on the base build, exit 0. A side that left plan
+# jobs untested: exit 3, as for one build; a gone known list when judged again: exit 2.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -112,4 +113,26 @@ grep -q '(1 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/pair3.out"
 ok $(( rc != 1 || $? != 0 )) "the same pair with --confirm 0: the bucket is new, exit 1 ($rc)"
 ci/premerge --report-only --out "$d/pair" --confirm-time 2y -q >"$d/pair4.out" 2>&1; rc=$?
 ok $(( rc != 2 )) "a bad --confirm-time: exit 2, naming it ($rc: $(cat "$d/pair4.out"))"
+# A side that left part of its plan untested makes the pair untested (exit 3), as it does a
+# single build: here the budget reaches the first of two plan jobs on each side.
+write_preset "$d/two.preset" budget=10s job_time=4s min_attempt=3s rounds=1 triage_every=off <<'EOF2'
+
+[stress a]
+scenario = spin
+agent = stats=0
+
+[stress b]
+scenario = park
+agent = stats=0
+EOF2
+ci/premerge --preset "$d/two.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
+  --out "$d/short" --no-build -q -j 1 >"$d/short.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q '^premerge: could not run completely (0 new, .* - base side: the budget covered 1 of 2 plan jobs' "$d/short.out" &&
+  grep -q 'base side: the budget covered 1 of 2 plan jobs' "$d/short/junit.xml"
+ok $? "a pair whose sides covered 1 of 2 plan jobs: exit 3, saying so ($rc: $(grep 'premerge: passed\|could not' "$d/short.out" | cut -c1-160))"
+# Judged again with a known list that is gone: exit 2 naming it, as for a single build.
+python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["known"]="/gone/my-known.txt"; json.dump(c,open(p,"w"))' "$d/short/base/campaign.json"
+ci/premerge --report-only --out "$d/short" -q >"$d/short2.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "base side: the campaign's known list '/gone/my-known.txt' is gone" "$d/short2.out"
+ok $? "a pair judged again with its base side's known list gone: exit 2 naming it ($rc: $(head -c 160 "$d/short2.out"))"
 tap_done

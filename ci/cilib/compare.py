@@ -3,11 +3,11 @@ and the buckets that differ. A VM engineer's question is what the patch adds ove
 the build it is based on, not how a build compares with a list."""
 import os
 import random
-import sys
 
 from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
+from .shortfall import shortfall
 from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json, signals_held
 
 EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, EXIT_UNTESTED
@@ -79,9 +79,8 @@ def report_again(args, out, write_outputs):
             continue
         try:
             codes[side] = Campaign(d, quiet=args.quiet).report_only(known=args.known)
-        except UsageError as e:
-            sys.stderr.write('premerge: %s side: %s\n' % (side, e))
-            codes[side] = EXIT_NOT_RUN
+        except UsageError as e:    # a known list that is gone, a lock held: exit 2, as for one build
+            raise UsageError('%s side: %s' % (side, e))
         docs[side] = read_json(os.path.join(d, 'report.json'), {}) or {}
     camp = {side: docs[side].get('campaign') or {} for side in SIDES}
     homes = {side: camp[side].get('java_home') or '?' for side in SIDES}
@@ -105,7 +104,8 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     base_home, java_home = homes['base'], homes['patched']
     bs = {side: buckets_of(docs.get(side, {})) for side in SIDES}
     new, gone, shared = classify(bs['base'], bs['patched'])
-    not_run = [s for s in SIDES if codes.get(s) not in (0,)]
+    short = {s: shortfall(docs.get(s) or {}, codes.get(s, 'not started')) for s in SIDES}
+    not_run = [s for s in SIDES if short[s]]
     tried = {}
     if new and args.confirm > 0 and codes.get('patched') not in (130, 'not started') and '?' not in homes.values():
         if not args.quiet:
@@ -140,8 +140,8 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     setup = junit.Suite('premerge.sides')
     for side in SIDES:
         c = setup.add(junit.Case('premerge.sides', '%s: %s' % (side, homes[side])))
-        if codes.get(side) not in (0,):
-            c.error('%s campaign exit %s' % (side, codes.get(side, 'not started')), 'not-run',
+        if short[side]:
+            c.error('%s side: %s (campaign exit %s)' % (side, short[side], codes.get(side, 'not started')), 'not-run',
                     os.path.join(out, side, 'campaign.log'))
     suites.insert(0, setup)
 
@@ -154,7 +154,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
                 name, sig, nb, np_, title, '  [%s]' % how(sig) if how(sig) else ''))
     print('premerge: %s (%d new, %d pre-existing, %d gone, %d shared)%s; reports %s %s' % (
         label, len(new), len(before), len(gone), len(shared),
-        ' - %s side campaign exit %s' % (not_run[0], codes.get(not_run[0], '?')) if not_run and not new else '',
+        ' - %s side: %s' % (not_run[0], short[not_run[0]]) if not_run and not new else '',
         os.path.join(out, 'base', 'report.html'), os.path.join(out, 'patched', 'report.html')))
     cov = walker_line({side: walker.union(os.path.join(out, side, 'results')) for side in SIDES})
     print('premerge: %s' % cov)
