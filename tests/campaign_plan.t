@@ -88,6 +88,22 @@ err=$(ci/campaign --preset "$d/badflags.preset" --out "$d/bf" 2>&1); rc=$?
 printf '%s\n' "$err" | grep -qF "[stress] jvm: bad value 'UseG1GC'" && printf '%s\n' "$err" | grep -qF "[stress] jcmd: seconds between thread dumps, got 'often'"
 ok $(( rc != 2 || $? )) "a flag set that is not JVM options, and a bad jcmd, exit 2 naming them"
 
+# A budget short of one round shrinks every slot by one factor (none below min_attempt) so
+# that the whole plan runs once; one that fits leaves the slots as they are.
+py <<'EOF' >"$d/fit.out" 2>&1; ok $? "fit_one_round: 5 minutes hold one round of premerge's plan, 10 minutes keep its slots ($(tail -1 "$d/fit.out"))"
+from cilib import preset, plan
+p = preset.load('premerge')
+s, c = p['specs'], p['campaign']
+same, f = plan.fit_one_round(s, 600, 40, 2, c['min_attempt'])
+assert f is None and same == s
+short, f = plan.fit_one_round(s, 300, 40, 2, c['min_attempt'])
+assert 0 < f < 1 and plan.round_cost(short, 2) <= (300 - 40) * 2, (f, plan.round_cost(short, 2))
+assert all(c['min_attempt'] <= a['job_time'] <= b['job_time'] for a, b in zip(short, s))
+assert [a['id'] for a in short] == [b['id'] for b in s] and s[0]['job_time'] == 75   # the preset's own untouched
+tiny, f = plan.fit_one_round(s, 60, 15, 2, c['min_attempt'])
+assert all(a['job_time'] == c['min_attempt'] for a in tiny)   # cannot fit: each at its minimum
+print('factor %.2f, slots %s' % (plan.fit_one_round(s, 300, 40, 2, c['min_attempt'])[1], [int(a['job_time']) for a in short]))
+EOF
 # Job list: deterministic, and a bigger budget only appends rounds.
 py <<'EOF' >"$d/jobs.out" 2>&1; ok $? "job list is stable and grows by appending"
 from cilib import preset, plan
@@ -114,10 +130,21 @@ instances = two
 EOF
 err=$(ci/campaign --preset "$d/bad.preset" --out "$d/bad" 2>&1); rc=$?
 ok $(( rc != 2 )) "a bad preset exits 2 (got $rc)"
-for want in "budget" "mode: bad value 'sideways'" "unknown key 'colour'" "instances: 'two'"; do
+for want in "budget" "mode: bad value 'sideways' (expected one of signal, thread, queue)" "unknown key 'colour'" "instances: 'two'"; do
   printf '%s\n' "$err" | grep -qF "$want"; ok $? "bad preset error names: $want"
 done
 ci/campaign --preset nosuch --out "$d/x" >/dev/null 2>&1; ok $(( $? != 2 )) "unknown preset name exits 2"
+# Preset syntax errors name the line; a bad agent option is counted in the user's own list.
+printf 'budget = 1m\n[stress]\n' >"$d/nohead.preset"
+printf '[stress]\nscenario\n' >"$d/badline.preset"
+printf '[stress]\nscenario = spin\nagent = stats=0,bogus=1\n' >"$d/badagent.preset"
+for c in "nohead:line 1: 'budget = 1m' comes before any [section]" \
+         "badline:line 2: 'scenario' is neither 'key = value' nor a [section]" \
+         "badagent:[stress] agent: bad agent options: option 2 of agent \"bogus=1\""; do
+  err=$(ci/campaign --preset "$d/${c%%:*}.preset" --dry-run --out "$d/${c%%:*}" 2>&1); rc=$?
+  [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF -- "${c#*:}"
+  ok $? "preset ${c%%:*}: exit 2, '${c#*:}' ($rc: $(printf '%s' "$err" | tail -1 | cut -c1-120))"
+done
 # A scenario the workload lacks is refused before any job starts (each job would exit at
 # once); a fuzzer section may name the harness's own loop or mixed, but only alone.
 write_preset "$d/scen.preset" jobs=abc <<'EOF'
