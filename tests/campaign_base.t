@@ -42,6 +42,10 @@ ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$d/patche
   --out "$d/bug" --no-build -q -j 2 >"$d/bug.out" 2>&1; rc=$?
 ok $(( rc != 1 )) "a bug only on the patched build: exit 1 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/bug.out"))"
 grep -q '(1 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/bug.out"; ok $? "exactly one bucket is new"
+grep -q "^  triage: crash-triage/repro --java-home $d/patched $d/bug/patched/triage/buckets/[0-9a-f]*\$" "$d/bug.out" &&
+  grep -q '^  repro command: .*stress/run .*--java-home '"$d/patched" "$d/bug.out" &&
+  grep -q "^- triage: \`crash-triage/repro --java-home $d/patched " "$d/bug/summary.md"
+ok $? "the new bucket's reproduce commands name the patched build, printed and in summary.md ($(grep -m1 '^  triage:' "$d/bug.out" | cut -c1-120))"
 grep -q '^premerge: NEW          [0-9a-f]*  base     0  patched *[1-9][0-9]*  SIGSEGV in standin_read_frame  \[confirmed: base 0/1, patched 1/1\]$' "$d/bug.out"
 ok $? "the new bucket is the stand-in's bug, with counts for both sides, reproduced on the patched build alone ($(grep 'NEW ' "$d/bug.out"))"
 python3 - "$d/bug" <<'EOF2' >"$d/junit.out" 2>&1; ok $? "JUnit and summary show the same new/gone/shared lists ($(cat "$d/junit.out"))"

@@ -3,6 +3,7 @@ and the buckets that differ. A VM engineer's question is what the patch adds ove
 the build it is based on, not how a build compares with a list."""
 import os
 import random
+import shlex
 
 from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
@@ -19,6 +20,19 @@ def run_side(args, out, pr, java_home, known, opts_fn, budget, seed):
     camp = Campaign(out, quiet=args.quiet)
     code = camp.start(pr, opts_fn(args, java_home, known, budget=budget, seed=seed))
     return code, read_json(os.path.join(out, 'report.json'), {}) or {}
+
+
+def repro_steps(out, sig, java_home, sources):
+    """[(label, text)] that reproduce a patched-side bucket: its smallest saved case, the
+    command that reruns the job attempt that met it (on the patched build: the job's own
+    --java-home), and crash-triage/repro pointed at the patched build, not at the JDK the
+    records name (a wrapper build shares its libjvm path with the base)."""
+    src = sources.get(sig, {})
+    bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
+    return [(k, v) for k, v in (
+        ('reproducer', src.get('reproducer')), ('repro command', src.get('repro')),
+        ('triage', 'crash-triage/repro --java-home %s %s' % (shlex.quote(java_home), shlex.quote(bucket))))
+        if v]
 
 
 def buckets_of(doc):
@@ -123,6 +137,8 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
         notes = '; '.join(tried[sig]['notes']) if sig in tried else ''
         return how(sig) + (' (%s)' % notes if notes else '')
 
+    sources = report.bucket_sources(os.path.join(out, 'patched'))
+    steps = {r[0]: repro_steps(out, r[0], java_home, sources) for r in new}
     suites = []
     for name, rows, fail in (('new', new, True), ('pre-existing', before, False), ('gone', gone, False),
                              ('shared', shared, False)):
@@ -134,8 +150,9 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
             if fail:
                 bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
                 case.fail('new on the patched build: %s' % title, 'new-bucket',
-                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s\nbucket: %s\nrepro: '
-                          'crash-triage/repro %s' % (sig, title, np_, told(sig) or 'no', bucket, bucket))
+                          'signature: %s\ntitle: %s\ncount on patched: %d\ntried again: %s\nbucket: %s\n%s' % (
+                              sig, title, np_, told(sig) or 'no', bucket,
+                              '\n'.join('%s: %s' % kv for kv in steps[sig])))
         suites.append(suite)
     setup = junit.Suite('premerge.sides')
     for side in SIDES:
@@ -152,6 +169,8 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
         for sig, title, nb, np_ in rows:
             print('premerge: %-12s %s  base %5d  patched %5d  %s%s' % (
                 name, sig, nb, np_, title, '  [%s]' % how(sig) if how(sig) else ''))
+            for label_, text in steps.get(sig, []) if name == 'NEW' else []:
+                print('  %s: %s' % (label_, text))
     print('premerge: %s (%d new, %d pre-existing, %d gone, %d shared)%s; reports %s %s' % (
         label, len(new), len(before), len(gone), len(shared),
         ' - %s side: %s' % (not_run[0], short[not_run[0]]) if not_run and not new else '',
@@ -165,8 +184,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
         'label': 'Pre-merge check %s (exit %d)' % (label, code),
         'why': '%d new, %d pre-existing, %d gone, %d shared; base %s, patched %s, the same campaign (seed %d, '
                '%s each)' % (len(new), len(before), len(gone), len(shared), base_home, java_home, seed, hms(budget)),
-        'new': [{'title': t, 'signature': sig, 'count': np_,
-                 'repro': 'crash-triage/repro %s' % os.path.join(out, 'patched', 'triage', 'buckets', sig)}
+        'new': [{'title': t, 'signature': sig, 'count': np_, 'repro': dict(steps[sig])['triage']}
                 for sig, t, nb, np_ in new],
         'sides': {'new': [row(r) for r in new], 'pre-existing': [row(r) for r in before],
                   'gone': [row(r) for r in gone], 'shared': [row(r) for r in shared],
@@ -174,7 +192,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
     write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov,
-                                             told))
+                                             told, steps))
     return code
 
 
@@ -184,7 +202,7 @@ def walker_line(cov):
     return 'walker coverage: base %s, patched %s' % (walker.counts(cov['base']), walker.counts(cov['patched']))
 
 
-def summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov='', how=lambda sig: ''):
+def summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov='', how=lambda sig: '', steps=None):
     lines = ['# Pre-merge check, base vs patched: %s (exit %d)' % (label, code), '',
              'Base `%s`, patched `%s`: the same campaign (seed %d, %s each). '
              '%d new, %d pre-existing, %d gone, %d shared.' % (
@@ -204,6 +222,9 @@ def summary(label, code, homes, budget, seed, new, before, gone, shared, out, co
         lines += ['| `%s` | %s | %d | %d | %s |' % (sig, title.replace('|', '\\|'), nb, np_, how(sig) or '-')
                   for sig, title, nb, np_ in rows]
         lines.append('')
+        if name == 'New' and steps:
+            for sig, title, nb, np_ in rows:
+                lines += ['Reproduce %s:' % sig, ''] + ['- %s: `%s`' % kv for kv in steps.get(sig, [])] + ['']
     lines += ['Reports: `%s`, `%s`' % (os.path.join(out, 'base', 'report.html'),
                                        os.path.join(out, 'patched', 'report.html')), '']
     return '\n'.join(lines)
