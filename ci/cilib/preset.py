@@ -97,7 +97,15 @@ def load(name_or_path):
     except UnicodeDecodeError as e:
         raise UsageError('preset %s: not UTF-8 text (byte 0x%02x at offset %d)' % (path, e.object[e.start], e.start))
     except (OSError, configparser.Error) as e:
-        raise UsageError('preset %s: %s' % (path, str(e).splitlines()[0]))
+        if isinstance(e, configparser.MissingSectionHeaderError):
+            raise UsageError("preset %s: line %d: '%s' comes before any [section]" % (path, e.lineno, e.line.strip()))
+        if isinstance(e, configparser.ParsingError):
+            raise UsageError('preset %s: %s' % (path, '; '.join(
+                "line %d: '%s' is neither 'key = value' nor a [section]" % (n, line.strip().strip("'")
+                                                                              .replace('\\n', ''))
+                for n, line in e.errors[:3])))
+        where = ' (line %d)' % e.lineno if getattr(e, 'lineno', None) and '[line' not in str(e) else ''
+        raise UsageError('preset %s%s: %s' % (path, where, str(e).splitlines()[0]))
     errors = []
     camp = dict(CAMPAIGN_DEFAULTS)
     if cp.has_section('campaign'):
@@ -237,7 +245,13 @@ def check_agent_options(specs, errors, strict=True):
             continue
         r = subprocess.run([AGENT_CHECKER, line], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         if r.returncode:
-            errors.append('[%s] agent: %s' % (s['section'], r.stderr.decode('utf-8', 'replace').strip()))
+            # The checker counts the options of the whole line; the user wrote those after
+            # the job's own ones.
+            own = line.count(',') - (p.get('agent') or '').count(',') - (1 if p.get('agent') else 0) + 1
+            msg = re.sub(r'\boption (\d+) ',
+                         lambda m: 'option %d of agent ' % (int(m.group(1)) - own) if int(m.group(1)) > own
+                         else m.group(0), r.stderr.decode('utf-8', 'replace').strip())
+            errors.append('[%s] agent: %s' % (s['section'], msg))
 
 
 def _slug(text):
@@ -274,7 +288,15 @@ def _check_stress_value(section, key, value, errors):
         if key == 'threads':
             errors.append("[%s] threads: a number of workers 1..%d, got '%s'" % (section, MAX_THREADS, value))
         else:
-            errors.append("[%s] %s: bad value '%s'" % (section, key, value))
+            expected = {
+                'mode': 'one of ' + ', '.join(MODES), 'api': 'one of ' + ', '.join(APIS),
+                'mutate': 'none, random, near, blind, forge or corpus:DIR',
+                'interval': 'a period such as 100us, 1ms or 250000ns',
+                'scenario': 'scenario names joined by commas',
+                'agent': 'key=value options joined by commas',
+                'jvm': "JVM options joined by commas, or 'default'",
+            }[key]
+            errors.append("[%s] %s: bad value '%s' (expected %s)" % (section, key, value, expected))
 
 
 def _stress(section, kind, items, camp, errors):
@@ -344,7 +366,7 @@ def _fuzz(section, kind, items, camp, errors):
     if items.get('jvm') and not JVM_RE.fullmatch(items['jvm'].strip()):
         errors.append("[%s] jvm: JVM options joined by commas, got '%s'" % (section, items['jvm']))
     if items.get('api', '') not in ('',) + APIS:
-        errors.append("[%s] api: bad value '%s'" % (section, items['api']))
+        errors.append("[%s] api: bad value '%s' (expected one of %s)" % (section, items['api'], ', '.join(APIS)))
     if items.get('test_plant') and not re.fullmatch(r'0x[0-9a-fA-F]+|\d+', items['test_plant']):
         errors.append("[%s] test_plant: an address, got '%s'" % (section, items['test_plant']))
     for k in ('scenario', 'extra'):
