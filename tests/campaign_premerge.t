@@ -75,9 +75,17 @@ for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"]
 ci/premerge --report-only --known "$d/known.txt" --out "$d/pm1" -q >"$d/pm1r.out" 2>&1; rc=$?
 ok $(( rc != 0 )) "report-only against a list of every bucket exits 0 (got $rc: $(grep -m1 '^premerge: \(passed\|FAILED\)' "$d/pm1r.out"))"
 grep -q "\"known\": \"$d/known.txt\"" "$d/pm1/campaign.json"; ok $? "campaign.json now names that list"
+grep -q '^| VM | .* (openjdk version ' "$d/pm1/report.md"; ok $? "the report judged again still names the VM's version ($(grep '^| VM |' "$d/pm1/report.md" | cut -c1-90))"
 printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
 ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out"; ok $? "report-only with a bad known list exits 2 naming it (got $rc)"
+# A new check on a finished one's --out is refused before it writes anything there: the
+# earlier verdict stays.
+cp "$d/pm1/summary.md" "$d/pm1-summary.before"
+ci/premerge --preset "$d/crashing.preset" --out "$d/pm1" --no-build -q >"$d/pm1again.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "holds an earlier pre-merge: judge it again with --report-only --out" "$d/pm1again.out" &&
+  cmp -s "$d/pm1/summary.md" "$d/pm1-summary.before"
+ok $? "premerge on a finished pre-merge's --out: exit 2 pointing at --report-only, its summary untouched ($rc: $(head -c 150 "$d/pm1again.out"))"
 # A run judged from elsewhere: its campaign.json holds absolute paths. A list the run took from
 # its checkout's ci/known/ is read from this checkout's; the empty list pre-merge keeps in its
 # directory is read from where the directory is now; a list found nowhere stops it with exit 2.
@@ -122,4 +130,18 @@ python3 -c 'import sys, xml.etree.ElementTree as ET; r = ET.parse(sys.argv[1]).g
   "$d/pm3/junit.xml"; ok $? "its JUnit XML parses and holds the error"
 ci/premerge --preset "$d/caught.preset" --known "$d/no-such-list.txt" --out "$d/pm4" -q >/dev/null 2>&1
 ok $(( $? != 2 )) "premerge with an unreadable known list exits 2"
+# ci/campaign refuses an unusable JDK before it makes OUT: a retry with a good one is not
+# told that OUT "holds no campaign".
+mkdir -p "$d/jdkbuild/images/jdk/bin" && ln -s "$JAVA_HOME/bin/java" "$d/jdkbuild/images/jdk/bin/java"
+ci/campaign --preset "$d/caught.preset" --java-home "$d/jdkbuild" --out "$d/c5" -q >"$d/c5.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "images/jdk" "$d/c5.out" && [ ! -e "$d/c5" ]
+ok $? "ci/campaign with a build directory as JAVA_HOME: exit 3 with the images/jdk hint, OUT not made ($rc: $(head -c 160 "$d/c5.out"))"
+# No JAVA_HOME and no java on PATH: said so, not "JAVA_HOME '<cwd>' has no bin/java".
+mkdir -p "$d/pathbin" && for f in /usr/bin/*; do [ "${f##*/}" = java ] || ln -s "$f" "$d/pathbin/"; done
+nojava=$(env -u JAVA_HOME PATH="$d/pathbin" ci/premerge --out "$d/pm6" -q 2>&1)
+printf '%s\n' "$nojava" | grep -q 'no JAVA_HOME given and no java on PATH'
+ok $? "premerge with no JAVA_HOME and no java on PATH says so ($(printf '%s' "$nojava" | head -c 120))"
+nojava=$(env -u JAVA_HOME PATH="$d/pathbin" stress/run --time 1s --out "$d/sr6" 2>&1)
+printf '%s\n' "$nojava" | grep -q 'no JAVA_HOME given (--java-home or JAVA_HOME) and no java on PATH'
+ok $? "stress/run with no JAVA_HOME and no java on PATH says so ($(printf '%s' "$nojava" | head -c 120))"
 tap_done

@@ -148,6 +148,7 @@ class Campaign:
         self.quiet = quiet
         self.log = log
         self.interrupts = 0
+        self.interrupts_at_finish = 0
         self.triage_proc = None
         self.tty = hasattr(log, 'isatty') and log.isatty()
 
@@ -211,8 +212,11 @@ class Campaign:
 
     def start(self, preset, opts):
         """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
-        if preset is not None and opts.known:
-            check_known(opts.known)     # before OUT is made: a bad list leaves no trace
+        java_version = None
+        if preset is not None:
+            if opts.known:
+                check_known(opts.known)     # before OUT is made: a bad list leaves no trace
+            java_version = check_java(opts.java_home)   # nor does an unusable JDK
         self.lock()
         if preset is not None:
             cfg = self.create(preset, opts)
@@ -235,7 +239,7 @@ class Campaign:
             if getattr(opts, 'known', None) is None:
                 self._carry_known(cfg)
         self.cfg, self.state = cfg, state
-        self.java_version = check_java(cfg['java_home'])
+        self.java_version = java_version or check_java(cfg['java_home'])
         if cfg['sshloginfile']:
             check_hosts_file(cfg['sshloginfile'])
         if preset is not None:
@@ -243,6 +247,12 @@ class Campaign:
                                     do_build=not opts.no_build)
             specs, too_new = drop_too_new(specs, self.java_version)
             warnings += too_new
+            specs, factor = planlib.fit_one_round(specs, cfg['budget'], cfg['reserve'], self.slots(),
+                                                  cfg['min_attempt'])
+            if factor:
+                self.say('the budget (%s) is short of one round of the plan: every job slot shrinks to '
+                         '%.0f %% (at least %s) so that each plan job runs once' % (
+                             hms(cfg['budget']), 100 * factor, hms(cfg['min_attempt'])))
             errors = []
             presetlib.check_agent_options(specs, errors)
             if errors:
@@ -277,6 +287,8 @@ class Campaign:
         else:
             self._carry_known(cfg)
         self.cfg, self.state, self.specs = cfg, state, specs
+        # the VM is not run again: its version is the one the run's report names
+        self.java_version = (read_json(self.path('report.json'), {}) or {}).get('java_version') or ''
         self.triage_proc = None
         # a "running" state with no live runner is a run that was cut short
         code = EXIT_INTERRUPTED if state.get('status') in ('interrupted', 'running') else EXIT_DONE
@@ -585,8 +597,8 @@ class Campaign:
                 self.triage_proc.kill()
                 self.triage_proc.wait()     # gone before the final one starts on the same --out
             self.triage_proc = None
-        if self.interrupts:
-            return 130               # a signal came first: the buckets stay as the last triage left them
+        if self.interrupts > self.interrupts_at_finish:
+            return 130               # a signal while finishing: the buckets stay as the last triage left them
         with open(self.path('triage.log'), 'ab') as log:
             # kept in triage_proc, so that a signal now stops it (_on_signal_late)
             self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
@@ -624,6 +636,9 @@ class Campaign:
     def finish(self, rows, code):
         if self.tty:
             self.log.write('\n')
+        # One signal during the run stopped the jobs and still gets the final triage; a
+        # signal from here on stops it (_on_signal_late).
+        self.interrupts_at_finish = self.interrupts
         interrupted_twice = self.interrupts > 1
         scan.unpack_returned(self.out)
         if self.cfg.get('sshloginfile') and not self.cfg.get('shared'):
