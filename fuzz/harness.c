@@ -604,7 +604,7 @@ void harness_stats(int fd)
     dprintf(fd, "asgf: outcomes:");
     for (int c = 0; c < FEEDBACK_CLASSES; c++)
         if (h.outcome[c]) dprintf(fd, " %s=%llu", harness_class_name(c), h.outcome[c]);
-    dprintf(fd, "\nasgf: guard: caught %llu (counted only, past the per-key or total record cap %llu), passed on %llu, claimed by JVM %llu, "
+    dprintf(fd, "\nasgf: guard: caught %llu (%llu of them counted only: past the per-key or total record cap), passed on %llu, claimed by JVM %llu, "
             "nested %llu, records failed %llu; target: timeouts %llu, held too long %llu, late signals %llu\n",
             (unsigned long long)g.caught, (unsigned long long)g.duplicates, (unsigned long long)g.passed_on,
             (unsigned long long)g.claimed_by_jvm, (unsigned long long)g.nested, (unsigned long long)g.records_failed,

@@ -64,7 +64,7 @@ def bucket_sources(out):
             rep = os.path.join(bdir, sig, b['smallest_case'].get('file', 'smallest.case'))
         elif (b.get('representative') or {}).get('copy'):
             rep = os.path.join(bdir, sig, b['representative']['copy'])
-        repro = None
+        repro = env = None
         for m in members:
             d = _attempt_dir(m.get('path') or '')
             cmd = os.path.join(d, 'cmd') if d else ''
@@ -85,9 +85,12 @@ def bucket_sources(out):
                 repro = ' '.join(env + [os.path.join(root, 'fuzz', 'replay'), '-n', '1000',
                                         shlex.quote(case)])
             break
+        # The smallest case replayed with the fuzzer attempt's harness settings. A case a
+        # stress job met needs that job's workload and flags, which only the rerun above
+        # (or crash-triage/repro) gives it: replayed in the harness's loop it seldom faults.
         replay = None
-        if b.get('smallest_case') and rep:
-            replay = '%s -n 1000 %s' % (os.path.join(root, 'fuzz', 'replay'), shlex.quote(rep))
+        if b.get('smallest_case') and rep and env is not None:
+            replay = ' '.join(env + [os.path.join(root, 'fuzz', 'replay'), '-n', '1000', shlex.quote(rep)])
         result[sig] = {'jobs': jobs, 'attempt_dirs': dirs, 'reproducer': rep,
                        'repro': repro, 'replay': replay, 'title': b.get('title')}
     return result
