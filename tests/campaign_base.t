@@ -118,8 +118,9 @@ ok $(( rc != 1 || $? != 0 )) "the same pair with --confirm 0: the bucket is new,
 ci/premerge --report-only --out "$d/pair" --confirm-time 2y -q >"$d/pair4.out" 2>&1; rc=$?
 ok $(( rc != 2 )) "a bad --confirm-time: exit 2, naming it ($rc: $(cat "$d/pair4.out"))"
 # A side that left part of its plan untested makes the pair untested (exit 3), as it does a
-# single build: here the budget reaches the first of two plan jobs on each side.
-write_preset "$d/two.preset" budget=10s job_time=4s min_attempt=3s rounds=1 triage_every=off <<'EOF2'
+# single build: 12 s a side hold at most two of the four 5 s plan jobs one after the other
+# (the runner starts none after 9 s less min_attempt).
+write_preset "$d/four.preset" budget=24s job_time=5s min_attempt=5s rounds=1 triage_every=off <<'EOF2'
 
 [stress a]
 scenario = spin
@@ -128,12 +129,20 @@ agent = stats=0
 [stress b]
 scenario = park
 agent = stats=0
+
+[stress c]
+scenario = recursion
+agent = stats=0
+
+[stress d]
+scenario = inline
+agent = stats=0
 EOF2
-ci/premerge --preset "$d/two.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
+ci/premerge --preset "$d/four.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
   --out "$d/short" --no-build -q -j 1 >"$d/short.out" 2>&1; rc=$?
-[ $rc = 3 ] && grep -q '^premerge: could not run completely (0 new, .* - base side: the budget covered 1 of 2 plan jobs' "$d/short.out" &&
-  grep -q 'base side: the budget covered 1 of 2 plan jobs' "$d/short/junit.xml"
-ok $? "a pair whose sides covered 1 of 2 plan jobs: exit 3, saying so ($rc: $(grep 'premerge: passed\|could not' "$d/short.out" | cut -c1-160))"
+[ $rc = 3 ] && grep -q '^premerge: could not run completely (0 new, .* - base side: the budget covered [12] of 4 plan jobs' "$d/short.out" &&
+  grep -q 'base side: the budget covered [12] of 4 plan jobs' "$d/short/junit.xml"
+ok $? "a pair whose sides ran 2 of 4 plan jobs at most: exit 3, saying so ($rc: $(grep 'premerge: passed\|could not' "$d/short.out" | cut -c1-160))"
 # Judged again with a known list that is gone: exit 2 naming it, as for a single build.
 python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["known"]="/gone/my-known.txt"; json.dump(c,open(p,"w"))' "$d/short/base/campaign.json"
 ci/premerge --report-only --out "$d/short" -q >"$d/short2.out" 2>&1; rc=$?

@@ -102,8 +102,14 @@ assert all(c['min_attempt'] <= a['job_time'] <= b['job_time'] for a, b in zip(sh
 assert [a['id'] for a in short] == [b['id'] for b in s] and s[0]['job_time'] == 75   # the preset's own untouched
 tiny, f = plan.fit_one_round(s, 60, 15, 2, c['min_attempt'])
 assert all(a['job_time'] == c['min_attempt'] for a in tiny)   # cannot fit: each at its minimum
+assert plan.unfit(short) == s                                 # a resume refits from the preset's slots
 print('factor %.2f, slots %s' % (plan.fit_one_round(s, 300, 40, 2, c['min_attempt'])[1], [int(a['job_time']) for a in short]))
 EOF
+ci/campaign --preset premerge --budget 5m --dry-run --out "$d/fit" --no-build >"$d/fit1.out" 2>&1
+ci/campaign --resume --budget 10m --dry-run --out "$d/fit" --no-build >"$d/fit2.out" 2>&1
+grep -q 'short of one round of the plan' "$d/fit1.out" && grep -q '01-stress-signal-forge 42s' "$d/fit1.out" &&
+  grep -q '01-stress-signal-forge 75s' "$d/fit2.out"
+ok $? "a campaign fitted to 5 minutes, resumed with 10, gets the preset's slots back ($(grep -o '01-stress-signal-forge [0-9]*s' "$d/fit1.out" "$d/fit2.out" | tr '\n' ' '))"
 # Job list: deterministic, and a bigger budget only appends rounds.
 py <<'EOF' >"$d/jobs.out" 2>&1; ok $? "job list is stable and grows by appending"
 from cilib import preset, plan

@@ -91,17 +91,25 @@ ok $? "premerge on a finished pre-merge's --out: exit 2 pointing at --report-onl
 # directory is read from where the directory is now; a list found nowhere stops it with exit 2.
 shipped=$(ls ci/known/*.known | head -1)
 cp -a "$d/pm1" "$d/moved"
-set_known() { python3 -c 'import json,sys; p=sys.argv[1]+"/campaign.json"; c=json.load(open(p)); c["known"]=sys.argv[2]; json.dump(c,open(p,"w"))' "$@"; }
-set_known "$d/moved" "/gone/clone/ci/known/$(basename "$shipped")"
+# set_known DIR PATH HOW: what campaign.json records (HOW: shipped, empty, or given: null)
+set_known() { python3 -c 'import json,sys; p=sys.argv[1]+"/campaign.json"; c=json.load(open(p)); c["known"]=sys.argv[2]; c["known_chosen"]=None if sys.argv[3] == "given" else sys.argv[3]; json.dump(c,open(p,"w"))' "$@"; }
+set_known "$d/moved" "/gone/clone/ci/known/$(basename "$shipped")" shipped
 ci/premerge --report-only --out "$d/moved" >"$d/moved1.out" 2>&1; rc=$?
-grep -q "known\": \"$PWD/$shipped\"" "$d/moved/campaign.json" && grep -q "the run recorded /gone/clone/ci/known/" "$d/moved1.out"
-ok $? "a shipped list of a gone checkout is read from this one's ci/known/, and said (exit $rc)"
+grep -q "^campaign: known list $PWD/$shipped (the run recorded /gone/clone/ci/known/" "$d/moved1.out" &&
+  grep -q "known\": \"/gone/clone/ci/known/" "$d/moved/campaign.json"
+ok $? "a shipped list of a gone checkout is read from this one's ci/known/, said, and campaign.json keeps the run's record (exit $rc)"
 : >"$d/moved/known-empty.txt"
-set_known "$d/moved" "/gone/premerge-out/known-empty.txt"
-ci/premerge --report-only --out "$d/moved" -q >"$d/moved2.out" 2>&1; rc=$?
-[ $rc -eq 1 ] && grep -q "known\": \"$d/moved/known-empty.txt\"" "$d/moved/campaign.json"
+set_known "$d/moved" "/gone/premerge-out/known-empty.txt" empty
+ci/premerge --report-only --out "$d/moved" >"$d/moved2.out" 2>&1; rc=$?
+[ $rc -eq 1 ] && grep -q "^campaign: known list $d/moved/known-empty.txt (the run recorded" "$d/moved2.out"
 ok $? "the empty list of a moved pre-merge directory is read from where it is now (exit $rc)"
-set_known "$d/moved" "/gone/my-known.txt"
+# A list given with --known stays the one given, even inside another clone's ci/known/.
+mkdir -p "$d/other/ci/known" && cp "$d/known.txt" "$d/other/ci/known/$(basename "$shipped")"
+ci/premerge --report-only --known "$d/other/ci/known/$(basename "$shipped")" --out "$d/moved" -q >/dev/null 2>&1
+ci/premerge --report-only --out "$d/moved" >"$d/moved4.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && ! grep -q "the run recorded" "$d/moved4.out"
+ok $? "a given list that sits in a ci/known/ directory is not swapped for the shipped one (exit $rc)"
+set_known "$d/moved" "/gone/my-known.txt" given
 ci/premerge --report-only --out "$d/moved" -q >"$d/moved3.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "known list '/gone/my-known.txt' is gone.*--known" "$d/moved3.out"
 ok $? "a recorded list found nowhere: exit 2 naming it and --known (got $rc: $(head -c 200 "$d/moved3.out"))"

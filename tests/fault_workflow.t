@@ -49,25 +49,25 @@ rc=$?
 ok $? "--resume after room was made finishes it (exit $rc: $(grep 'campaign: done' "$d/full2.log"))"
 
 # --- SIGTERM to ci/premerge: run phase, final triage ---
-premerge_term() {  # NAME WHEN: WHEN is 'run' (3 s in) or 'triage' (when the final triage starts)
+premerge_term() {  # NAME WHEN [PRESET]: WHEN is 'run' (3 s in) or 'triage' (when the final triage starts)
   local o=$d/pm-$1
-  ci/premerge --preset "$d/p.preset" --out "$o" --no-build --known /dev/null > "$d/pm-$1.log" 2>&1 &
+  ci/premerge --preset "${3:-$d/p.preset}" --out "$o" --no-build --known /dev/null > "$d/pm-$1.log" 2>&1 &
   local pid=$!
   local want='campaign: triage of'
   [ "$2" = run ] && want=' running | '   # the first progress line: jobs are running
   for ((i = 0; i < 600; i++)); do grep -q -- "$want" "$d/pm-$1.log" 2>/dev/null && break; sleep 0.1; done
-  kill -TERM $pid; touch "$d/pm-$1.killed"
+  kill -TERM $pid
   wait $pid; rc=$?
   [ $rc = 3 ] && [ -s "$o/junit.xml" ] && [ -s "$o/summary.md" ] && [ -s "$o/report.html" ]
   ok $? "SIGTERM to ci/premerge in its $2 phase: exit 3, JUnit, summary and report written (exit $rc)"
-  if [ "$2" = run ]; then   # the first signal stops the jobs; the final triage still runs
-    grep -q "^campaign: triage of $o/results" "$d/pm-$1.log" && [ -s "$o/triage/report.json" ] &&
-      [ "$o/triage/report.json" -nt "$d/pm-$1.killed" ]
+  if [ "$2" = run ]; then   # the first signal stops the jobs; the final triage still runs (no other: triage_every = off)
+    grep -q "^campaign: triage of $o/results" "$d/pm-$1.log" && [ -s "$o/triage/report.json" ]
     ok $? "... and its final triage ran after the jobs stopped ($(ls "$o/triage" 2>&1 | head -3 | tr '\n' ' '))"
   fi
   gone_within "$o" 5; ok $? "... nothing it started outlives it by 5 s ($(left_behind "$o") left)"
 }
-premerge_term term-run run
+sed 's/^triage_every = .*/triage_every = off/' "$d/p.preset" > "$d/p-off.preset"
+premerge_term term-run run "$d/p-off.preset"
 premerge_term term-triage triage
 rm -f "$d/pm-term-triage/junit.xml" "$d/pm-term-triage/summary.md"
 ci/premerge --report-only --out "$d/pm-term-triage" > "$d/rebuild.log" 2>&1

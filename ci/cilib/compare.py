@@ -29,8 +29,11 @@ def repro_steps(out, sig, java_home, sources):
     records name (a wrapper build shares its libjvm path with the base)."""
     src = sources.get(sig, {})
     bucket = os.path.join(out, 'patched', 'triage', 'buckets', sig)
+    repro = src.get('repro')
+    if repro and '--java-home' not in repro:   # a fuzzer's replay: its VM is JAVA_HOME's
+        repro = 'JAVA_HOME=%s %s' % (shlex.quote(java_home), repro)
     return [(k, v) for k, v in (
-        ('reproducer', src.get('reproducer')), ('repro command', src.get('repro')),
+        ('reproducer', src.get('reproducer')), ('repro command', repro),
         ('triage', 'crash-triage/repro --java-home %s %s' % (shlex.quote(java_home), shlex.quote(bucket))))
         if v]
 
@@ -84,11 +87,14 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
 def report_again(args, out, write_outputs):
     """--report-only on a --base directory: each side triaged and reported again, then
     judged as after a run (a pair cut short by a signal or a full disk). A side that never
-    started, or whose directory holds no usable campaign, counts as not run."""
+    started counts as not run; one whose known list is gone, or that another runner holds,
+    stops it (UsageError: exit 2)."""
     codes, docs = {}, {}
     for side in SIDES:
         d = os.path.join(out, side)
-        if not os.path.isfile(os.path.join(d, 'campaign.json')):
+        # no campaign.json: never started; no state.json: refused before its first job (too
+        # short a budget): either way not run, judged as such
+        if not all(os.path.isfile(os.path.join(d, f)) for f in ('campaign.json', 'state.json')):
             codes[side], docs[side] = 'not started', {}
             continue
         try:

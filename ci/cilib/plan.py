@@ -53,9 +53,22 @@ def fit_one_round(specs, budget, reserve, slots, min_attempt):
     factor = capacity / cost
     out = []
     for s in specs:
-        t = max(min_attempt, (s['job_time'] + JOB_OVERHEAD) * factor - JOB_OVERHEAD)
-        out.append(dict(s, job_time=float(int(min(t, s['job_time'])))))
+        # whole seconds (a job's slot), never under min_attempt nor over the preset's slot;
+        # the preset's is kept for a resume with a new budget (unfit)
+        t = float(int((s['job_time'] + JOB_OVERHEAD) * factor - JOB_OVERHEAD))
+        t = min(max(t, float(math.ceil(min_attempt))), s['job_time'])
+        out.append(dict(s, job_time=t, job_time_planned=s.get('job_time_planned', s['job_time'])))
     return out, factor
+
+
+def unfit(specs):
+    """The plan with the preset's slots back (before a resume refits it to its new budget)."""
+    out = []
+    for s in specs:
+        s = dict(s)
+        s['job_time'] = s.pop('job_time_planned', s['job_time'])
+        out.append(s)
+    return out
 
 
 def jobs(specs, rounds, campaign_seed):

@@ -116,8 +116,9 @@ def carried_known(cfg, out):
     """The path a resumed or re-reported campaign reads its known list from, and a line
     saying so when it is not the one the run recorded (None otherwise). The recorded path is
     absolute, so a run judged from another clone, or moved, would read a list that is gone or
-    stale: a list the run took from its checkout's ci/known/ is read from this checkout's
-    (the shipped lists are updated as VM bugs are met), and the empty list pre-merge writes
+    stale: a list the run took by itself from its checkout's ci/known/ is read from this
+    checkout's (the shipped lists are updated as VM bugs are met); one given with --known is
+    read where it was given; the empty list pre-merge writes
     into its directory (one level up in a --base pair) from where that directory is now.
     Raises UsageError when the list can be found nowhere."""
     path = cfg.get('known')
@@ -125,11 +126,16 @@ def carried_known(cfg, out):
         return None, None
     name = os.path.basename(path)
     here = path
-    if os.path.dirname(path).endswith(os.sep + os.path.join('ci', 'known')):
+    # How the list was chosen (runs before 2026-11-28 did not record it: told by its place).
+    how = cfg.get('known_chosen', 'unrecorded')
+    if how == 'unrecorded':
+        how = ('shipped' if os.path.dirname(path).endswith(os.sep + os.path.join('ci', 'known'))
+               else 'empty' if name == 'known-empty.txt' else None)
+    if how == 'shipped':
         shipped = os.path.join(knownlib.KNOWN_DIR, name)
         if os.path.exists(shipped):
             here = shipped
-    elif name == 'known-empty.txt':
+    elif how == 'empty':
         for d in (out, os.path.dirname(out)):
             if os.path.exists(os.path.join(d, name)):
                 here = os.path.join(d, name)
@@ -202,6 +208,7 @@ class Campaign:
             'rounds_fixed': camp['rounds'], 'jobs': opts.jobs or camp['jobs'], 'adapt': camp['adapt'] == '1',
             'seed': opts.seed if opts.seed is not None else random.SystemRandom().randrange(1, 1 << 30),
             'java_home': opts.java_home, 'known': os.path.abspath(opts.known) if opts.known else None,
+            'known_chosen': getattr(opts, 'known_chosen', None) if opts.known else None,
             'sshloginfile': os.path.abspath(opts.sshloginfile) if opts.sshloginfile else None,
             'remote_root': opts.remote_root or ROOT,
             'remote_out': opts.remote_out or 'asgf-campaign/%s' % os.path.basename(self.out),
@@ -238,6 +245,13 @@ class Campaign:
                     cfg[key] = os.path.abspath(v) if key in ('sshloginfile', 'known') else v
             if getattr(opts, 'known', None) is None:
                 self._carry_known(cfg)
+            else:
+                cfg['known_chosen'] = None
+            if getattr(opts, 'budget', None) is not None and any('job_time_planned' in sp for sp in specs):
+                # slots shrunk for the first budget: fitted again to the new one
+                specs, _ = planlib.fit_one_round(planlib.unfit(specs), cfg['budget'], cfg['reserve'],
+                                                 planlib.parse_jobs_arg(cfg['jobs'], cfg['cores']), cfg['min_attempt'])
+                write_json(self.path('plan.json'), specs)
         self.cfg, self.state = cfg, state
         self.java_version = java_version or check_java(cfg['java_home'])
         if cfg['sshloginfile']:
@@ -282,7 +296,7 @@ class Campaign:
         remove_temporaries(self.out)
         if known:
             check_known(known)
-            cfg['known'] = os.path.abspath(known)
+            cfg['known'], cfg['known_chosen'] = os.path.abspath(known), None
             write_json(self.path('campaign.json'), cfg)
         else:
             self._carry_known(cfg)
@@ -304,10 +318,10 @@ class Campaign:
             signal.signal(signal.SIGTERM, old_term)
 
     def _carry_known(self, cfg):
+        """For this session only: campaign.json keeps what the run recorded."""
         cfg['known'], moved = carried_known(cfg, self.out)
         if moved:
             self.say(moved)
-            write_json(self.path('campaign.json'), cfg)
 
     def _check_not_running(self):
         for name in ('runner.pid', 'parallel.pid'):

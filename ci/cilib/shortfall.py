@@ -15,7 +15,9 @@ def shortfall(doc, campaign_code):
     plan = doc.get('plan', [])
     jobs = doc.get('jobs', [])
     not_run = [j for j in jobs if could_not_run(j)]
-    unstarted = [r['id'] for r in plan if all(j['outcome'] == 'not started' for j in jobs if j['spec'] == r['id'])]
+    # a plan job ran if one of its jobs made an attempt: one started too late for its first
+    # (skipped (budget)) tested nothing more than one never started
+    unstarted = [r['id'] for r in plan if not any(j.get('attempts') for j in jobs if j['spec'] == r['id'])]
     started = [j for j in jobs if j['outcome'] != 'not started']
     if campaign_code == 130:
         return 'interrupted'
@@ -26,7 +28,7 @@ def shortfall(doc, campaign_code):
     if sum(j.get('execs', 0) for j in started) == 0:
         return 'tested nothing: %d job(s) ran 0 walks or executions' % len(started)
     if unstarted:
-        return 'the budget covered %d of %d plan jobs (not started: %s)' % (
+        return 'the budget covered %d of %d plan jobs (not run: %s)' % (
             len(plan) - len(unstarted), len(plan), ', '.join(unstarted[:5]) + (' ...' if len(unstarted) > 5 else ''))
     if campaign_code != 0:
         return 'campaign exit %s' % campaign_code
