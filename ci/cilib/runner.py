@@ -248,10 +248,10 @@ class Campaign:
             else:
                 cfg['known_chosen'] = None
             if getattr(opts, 'budget', None) is not None and any('job_time_planned' in sp for sp in specs):
-                # slots shrunk for the first budget: fitted again to the new one
+                # slots shrunk for the first budget: fitted again to this session's (in memory,
+                # as the budget itself: a later resume without --budget has the run's again)
                 specs, _ = planlib.fit_one_round(planlib.unfit(specs), cfg['budget'], cfg['reserve'],
                                                  planlib.parse_jobs_arg(cfg['jobs'], cfg['cores']), cfg['min_attempt'])
-                write_json(self.path('plan.json'), specs)
         self.cfg, self.state = cfg, state
         self.java_version = java_version or check_java(cfg['java_home'])
         if cfg['sshloginfile']:
