@@ -120,24 +120,8 @@ ok $(( rc != 2 )) "a bad --confirm-time: exit 2, naming it ($rc: $(cat "$d/pair4
 # A side that left part of its plan untested makes the pair untested (exit 3), as it does a
 # single build: 12 s a side hold at most two of the four 5 s plan jobs one after the other
 # (the runner starts none after 9 s less min_attempt).
-write_preset "$d/four.preset" budget=24s job_time=5s min_attempt=5s rounds=1 triage_every=off <<'EOF2'
-
-[stress a]
-scenario = spin
-agent = stats=0
-
-[stress b]
-scenario = park
-agent = stats=0
-
-[stress c]
-scenario = recursion
-agent = stats=0
-
-[stress d]
-scenario = inline
-agent = stats=0
-EOF2
+for scen in spin park recursion inline; do printf '\n[stress %s]\nscenario = %s\nagent = stats=0\n' "$scen" "$scen"; done |
+  write_preset "$d/four.preset" budget=24s job_time=5s min_attempt=5s rounds=1 triage_every=off
 ci/premerge --preset "$d/four.preset" --base "$JAVA_HOME" --java-home "$JAVA_HOME" --seed 3 \
   --out "$d/short" --no-build -q -j 1 >"$d/short.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q '^premerge: could not run completely (0 new, .* - base side: the budget covered [12] of 4 plan jobs' "$d/short.out" &&
