@@ -8,6 +8,7 @@ extends the budget."""
 import argparse
 import math
 import os
+import re
 
 from .preset import opts_string
 
@@ -116,11 +117,14 @@ def jobs_arg(value):
 
 
 def parse_jobs_arg(value, cores):
-    """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here."""
+    """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here; ValueError on
+    anything else (-j and a preset's jobs are both checked by it)."""
     v = str(value).strip()
+    if not re.fullmatch(r'\+?\d+|-\d+|\d+(\.\d+)?%', v):
+        raise ValueError(v)
     if v.endswith('%'):
         pct = float(v[:-1])
-        if not pct > 0 or pct == float('inf'):
+        if not pct > 0:
             raise ValueError(v)
         return max(1, int(cores * pct / 100))
     if v.startswith('+'):

@@ -8,8 +8,9 @@ combination (scenario x mode x api x interval x mutate x agent x threads); a
 comma list inside one alternative stays together (scenarios that run in one
 JVM, agent options). Fuzzer sections give a number of instances. See
 ci/README.md for every key."""
-import glob
+import ast
 import configparser
+import glob
 import itertools
 import os
 import re
@@ -99,10 +100,9 @@ def load(name_or_path):
     except (OSError, configparser.Error) as e:
         if isinstance(e, configparser.MissingSectionHeaderError):
             raise UsageError("preset %s: line %d: '%s' comes before any [section]" % (path, e.lineno, e.line.strip()))
-        if isinstance(e, configparser.ParsingError):
+        if isinstance(e, configparser.ParsingError):   # its errors hold each line's repr()
             raise UsageError('preset %s: %s' % (path, '; '.join(
-                "line %d: '%s' is neither 'key = value' nor a [section]" % (n, line.strip().strip("'")
-                                                                              .replace('\\n', ''))
+                "line %d: '%s' is neither 'key = value' nor a [section]" % (n, ast.literal_eval(line).strip())
                 for n, line in e.errors[:3])))
         where = ' (line %d)' % e.lineno if getattr(e, 'lineno', None) and '[line' not in str(e) else ''
         raise UsageError('preset %s%s: %s' % (path, where, str(e).splitlines()[0]))
@@ -130,7 +130,10 @@ def load(name_or_path):
     elif camp['adapt'] == '1' and camp['triage_every'] is None:
         errors.append("[campaign] adapt = 1 weighs the groups at each triage while jobs run: "
                       "it needs triage_every, not 'off'")
-    if not re.fullmatch(r'\+?\d+|-\d+|\d+(\.\d+)?%', camp['jobs']) or re.fullmatch(r'0+(\.0*)?%', camp['jobs']):
+    from .plan import parse_jobs_arg   # here: plan imports this module
+    try:
+        parse_jobs_arg(camp['jobs'], 1)
+    except ValueError:
         errors.append("[campaign] jobs: expected N, N%%, +N or -N (GNU Parallel -j), got '%s'" % camp['jobs'])
     if not re.fullmatch(r'(never|(soon|now),(fail|success|done)=\d+%?)', camp['halt']):
         errors.append("[campaign] halt: '%s' is not a GNU Parallel --halt value" % camp['halt'])
@@ -247,7 +250,7 @@ def check_agent_options(specs, errors, strict=True):
         if r.returncode:
             # The checker counts the options of the whole line; the user wrote those after
             # the job's own ones.
-            own = line.count(',') - (p.get('agent') or '').count(',') - (1 if p.get('agent') else 0) + 1
+            own = len(line.split(',')) - (len(p['agent'].split(',')) if p.get('agent') else 0)
             msg = re.sub(r'\boption (\d+) ',
                          lambda m: 'option %d of agent ' % (int(m.group(1)) - own) if int(m.group(1)) > own
                          else m.group(0), r.stderr.decode('utf-8', 'replace').strip())

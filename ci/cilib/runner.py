@@ -247,15 +247,15 @@ class Campaign:
                 self._carry_known(cfg)
             else:
                 cfg['known_chosen'] = None
-            if getattr(opts, 'budget', None) is not None and any('job_time_planned' in sp for sp in specs):
-                # slots shrunk for the first budget: fitted again to this session's (in memory,
-                # as the budget itself: a later resume without --budget has the run's again)
-                specs, _ = planlib.fit_one_round(planlib.unfit(specs), cfg['budget'], cfg['reserve'],
-                                                 planlib.parse_jobs_arg(cfg['jobs'], cfg['cores']), cfg['min_attempt'])
         self.cfg, self.state = cfg, state
         self.java_version = java_version or check_java(cfg['java_home'])
         if cfg['sshloginfile']:
             check_hosts_file(cfg['sshloginfile'])
+        if preset is None and getattr(opts, 'budget', None) is not None and any('job_time_planned' in sp for sp in specs):
+            # slots shrunk for the first budget: fitted again to this session's (in memory,
+            # as the budget itself: a later resume without --budget has the run's again)
+            specs, _ = planlib.fit_one_round(planlib.unfit(specs), cfg['budget'], cfg['reserve'], self.slots(),
+                                             cfg['min_attempt'])
         if preset is not None:
             specs, warnings = build(ROOT, specs, cfg['java_home'], self.path('build.log'),
                                     do_build=not opts.no_build)
