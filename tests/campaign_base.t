@@ -6,7 +6,8 @@
 # is new, confirmed by a retry on the patched build alone, exit 1; the JUnit file
 # and the summary show the same lists. A bug the base side missed but its build
 # has: pre-existing after a retry on the base build, exit 0. A side that left plan
-# jobs untested: exit 3, as for one build; a gone known list when judged again: exit 2.
+# jobs untested: exit 3, as for one build; a gone known list when judged again: exit 2;
+# a --base that is no JDK: exit 3, named as --base.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -132,4 +133,9 @@ python3 -c 'import json,sys; p=sys.argv[1]; c=json.load(open(p)); c["known"]="/g
 ci/premerge --report-only --out "$d/short" -q >"$d/short2.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "base side: the campaign's known list '/gone/my-known.txt' is gone" "$d/short2.out"
 ok $? "a pair judged again with its base side's known list gone: exit 2 naming it ($rc: $(head -c 160 "$d/short2.out"))"
+# A --base that is no JDK is named as --base, not as JAVA_HOME: exit 3 before any job.
+ci/premerge --preset "$d/base.preset" --base "$d/no-such-jdk" --java-home "$JAVA_HOME" --out "$d/nobase" --no-build -q \
+  >"$d/nobase.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "^premerge: could not run: --base '$d/no-such-jdk' is not a directory" "$d/nobase.out"
+ok $? "a --base that is not a directory: exit 3 naming --base ($rc: $(head -c 160 "$d/nobase.out"))"
 tap_done

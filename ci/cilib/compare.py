@@ -62,9 +62,9 @@ def classify(base, patched):
 def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, write_outputs):
     base_home = os.path.abspath(args.base)
     try:
-        check_java(base_home)
+        check_java(base_home, '--base')
     except NotRunnable as e:
-        return setup_failure(args, out, 'unusable --base: %s' % e)
+        return setup_failure(args, out, str(e))
     budget = (args.budget if args.budget is not None else pr['campaign']['budget']) / 2
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 1 << 31)
     homes = {'base': base_home, 'patched': java_home}

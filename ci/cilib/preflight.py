@@ -18,26 +18,27 @@ def default_java_home():
     return os.path.dirname(os.path.dirname(os.path.realpath(java)))
 
 
-def check_java(java_home):
-    """Returns the VM's version line, or raises NotRunnable saying why."""
+def check_java(java_home, what='JAVA_HOME'):
+    """Returns the VM's version line, or raises NotRunnable saying why.
+    what: how the user gave java_home (JAVA_HOME, --base), for the message."""
     if not java_home:
         raise NotRunnable('no JAVA_HOME given and no java on PATH')
     java = os.path.join(java_home, 'bin', 'java')
     if not os.path.isdir(java_home):
-        raise NotRunnable("JAVA_HOME '%s' is not a directory" % java_home)
+        raise NotRunnable("%s '%s' is not a directory" % (what, java_home))
     if not os.access(java, os.X_OK):
         images = [p for p in ('images/jdk', 'jdk') if os.access(os.path.join(java_home, p, 'bin', 'java'), os.X_OK)]
         hint = (" (an OpenJDK build directory? its JDK is %s)" % os.path.join(java_home, images[0])) if images else ''
-        raise NotRunnable("JAVA_HOME '%s' has no bin/java%s" % (java_home, hint))
+        raise NotRunnable("%s '%s' has no bin/java%s" % (what, java_home, hint))
     try:
         p = subprocess.run([java, '-Xshare:auto', '-version'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=60)
     except (OSError, subprocess.TimeoutExpired) as e:
-        raise NotRunnable("JAVA_HOME '%s': %s -version failed: %s" % (java_home, java, e))
+        raise NotRunnable("%s '%s': %s -version failed: %s" % (what, java_home, java, e))
     text = p.stdout.decode('utf-8', 'replace').strip()
     if p.returncode != 0:
-        raise NotRunnable("JAVA_HOME '%s': java -version exited %d: %s"
-                          % (java_home, p.returncode, text.splitlines()[-1] if text else ''))
+        raise NotRunnable("%s '%s': java -version exited %d: %s"
+                          % (what, java_home, p.returncode, text.splitlines()[-1] if text else ''))
     lines = [l for l in text.splitlines() if l.strip()]
     return ' / '.join(lines[:2])
 
