@@ -421,6 +421,21 @@ static int create_vm(JNIEnv **env, char *err, size_t errlen)
     return 0;
 }
 
+/* "VERSION at JAVA_HOME" of the running VM, so that a replay or a fuzzer
+ * log says which build it ran on (a wrapper's JAVA_HOME is easy to lose). */
+static void describe_vm(char *buf, size_t n)
+{
+    jvmtiEnv *jvmti = jmethods_jvmti();
+    char *version = NULL, *home = NULL;
+    if (jvmti) {
+        (*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &version);
+        (*jvmti)->GetSystemProperty(jvmti, "java.home", &home);
+    }
+    snprintf(buf, n, "%s at %s", version ? version : "(version unknown)", home ? home : "(java.home unknown)");
+    if (version) (*jvmti)->Deallocate(jvmti, (unsigned char *)version);
+    if (home) (*jvmti)->Deallocate(jvmti, (unsigned char *)home);
+}
+
 int harness_start(const struct harness_config *c, char *err, size_t errlen)
 {
     if (h.started) return 0;
@@ -479,11 +494,13 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     int cpus = allowed_cpus(); /* what the process was given, before placement narrows it */
     if (!h.cfg.pin) placement_start((enum placement_mode)placement_parse(h.cfg.placement), h.cfg.spin_us * 1000LL, h.cfg.gap_us * 1000LL,
                                      h.cfg.shared_hold_us * 1000LL);
+    char vm[512];
+    describe_vm(vm, sizeof vm);
     if (!h.cfg.quiet)
         fprintf(stderr,
-                "asgf: JVM up in %lld ms: backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
+                "asgf: JVM up in %lld ms: VM %s, backend %s (capabilities 0x%x), guard %s, protection %s, %d workers (%s), "
                 "%d CPUs, spin %ld us, placement %s, records in %s, feedback %s%s; %s\n",
-                (sigsafe_now_ns() - t0) / 1000000, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
+                (sigsafe_now_ns() - t0) / 1000000, vm, h.api->name, caps, guard_mode_name(), h.cfg.protect ? "on" : "off",
                 h.cfg.workers, h.cfg.scenario, cpus, h.cfg.spin_us, placement_name(), h.cfg.out,
                 h.cfg.feedback ? "on" : "off", h.cfg.test_plant ? ", TEST HOOK: frames planted at ASGF_TEST_PLANT" : "",
                 cov);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fuzz/replay: the saved planted-fault reproducer faults again on replay
-# with a record in --record-dir; seeds, directories and text cases run;
+# with a record in --record-dir, naming the VM it ran on; seeds, directories and text cases run;
 # corrupt inputs (empty, truncated, wrong magic or version, cut record,
 # missing file) are refused before the JVM starts, naming file and offset,
 # with exit 2 and no crash.
@@ -17,6 +17,10 @@ rec=$(sed -n 's/^  record: //p' "$d/planted.out")
 [ -f "$rec" ] && [ "$(dirname "$rec")" = "$d/rec" ] && grep -q '^pc: .*libjvm.so+0x' "$rec"
 ok $? "replay: the fault's crash record is in --record-dir, pc in libjvm"
 grep -q '^  fault: SIGSEGV .*libjvm.so+0x' "$d/planted.out"; ok $? "replay prints the fault: $(grep -m1 '^  fault:' "$d/planted.out")"
+# Which build it ran on: the VM's version and its java.home, from the VM itself.
+vmver=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.vm\.version = //p')
+grep -qF "asgf: JVM up in " "$d/planted.err" && grep -qF ": VM $vmver at $(readlink -f "$JAVA_HOME")," "$d/planted.err"
+ok $? "replay names the VM it ran on ($vmver; $(grep -o 'VM [^,]*' "$d/planted.err" | head -1))"
 ASGF_TEST_PLANT=0x10 fuzz/replay --fail-on-fault --record-dir "$d/rec2" "$repro" > /dev/null 2>&1
 [ $? -eq 1 ]; ok $? "replay --fail-on-fault: exit 1 when a fault reproduced"
 
