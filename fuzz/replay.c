@@ -7,8 +7,8 @@
  *
  * Inputs: our binary case files, libFuzzer crash-* files and AFL++
  * crashes/id:* files (the same bytes), and text cases ("asgf-case 1").
- * A directory stands for its files (sorted; dot files and README.txt are
- * skipped). Every input is validated before the JVM starts.
+ * A directory stands for its files (sorted; dot files, README.txt and
+ * *.md notes are skipped). Every input is validated before the JVM starts.
  *
  * Exit status:
  *   0  every case ran (with or without faults)
@@ -70,7 +70,12 @@ static int add_path(const char *path)
 
 static int by_name(const struct dirent **a, const struct dirent **b) { return strcmp((*a)->d_name, (*b)->d_name); }
 
-static int skip_entry(const struct dirent *e) { return e->d_name[0] != '.' && strcmp(e->d_name, "README.txt"); }
+/* Notes beside cases (README.txt, a reproducer's NAME.md) are not inputs. */
+static int skip_entry(const struct dirent *e)
+{
+    size_t n = strlen(e->d_name);
+    return e->d_name[0] != '.' && strcmp(e->d_name, "README.txt") && !(n > 3 && !strcmp(e->d_name + n - 3, ".md"));
+}
 
 static int add_arg(const char *arg)
 {

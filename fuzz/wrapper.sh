@@ -11,6 +11,12 @@ build=${BUILD:-$here/build}
 # newer Debian: the binaries run there ("${in_jdk[@]}" prefixes their command
 # lines), with the libjvm path as the root sees it.
 in_jdk=()
+# No JAVA_HOME: the java on PATH, as crash-triage/repro and stress/run take it,
+# so that the tools that call us and we run the same VM.
+if [ -z "${JAVA_HOME:-}" ] && command -v java >/dev/null 2>&1; then
+  JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+  export JAVA_HOME
+fi
 if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/asgf-root" ] && [ -x "$JAVA_HOME/asgf-root-run" ]; then
   jdk_root=$(cat "$JAVA_HOME/asgf-root")
   jdk_lib=$(readlink -f "$JAVA_HOME/lib")
@@ -18,6 +24,18 @@ if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/asgf-root" ] && [ -x "$JAVA_HOME/
   in_jdk=("$JAVA_HOME/asgf-root-run" "$jdk_root")
 elif [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/lib/server/libjvm.so" ]; then
   export LD_LIBRARY_PATH=$JAVA_HOME/lib/server${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+elif [ -n "${JAVA_HOME:-}" ]; then
+  # Else the binaries' RUNPATH would load the build's JDK in its place, and
+  # the run would look like one on the JDK asked for.
+  hint=""
+  for sub in images/jdk jdk; do
+    [ -f "$JAVA_HOME/$sub/lib/server/libjvm.so" ] && hint=" (an OpenJDK build directory? its JDK is $JAVA_HOME/$sub)" && break
+  done
+  case $JAVA_HOME in */bin | */bin/) hint=" (the JDK itself is ${JAVA_HOME%/bin*})" ;; esac
+  echo "$(basename "$0"): JAVA_HOME '$JAVA_HOME' has no lib/server/libjvm.so$hint" >&2
+  exit 2
+else
+  echo "$(basename "$0"): no JAVA_HOME and no java on PATH: running the JDK this build was made with" >&2
 fi
 
 # die MESSAGE: usage error, exit 2, named after the calling script.

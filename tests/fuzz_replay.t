@@ -30,6 +30,16 @@ nseeds=$(ls "$BUILD"/fuzz/seeds | wc -l); ncases=$(grep -c '^case ' "$d/seeds.ou
 [ $rc -eq 0 ] && [ "$ncases" -eq $((nseeds + 1)) ]; ok $? "replay runs a directory of $nseeds seeds and a text case ($ncases cases, exit $rc)"
 grep -q '^  outcomes: frames=' "$d/seeds.out"; ok $? "replay prints outcomes by raw code"
 
+# A JAVA_HOME with no libjvm is refused: else the build's own JDK would run in its place.
+JAVA_HOME=$JAVA_HOME/bin fuzz/replay "$repro" > /dev/null 2> "$d/jh.err"; rc=$?
+[ $rc -eq 2 ] && grep -qF "JAVA_HOME '$JAVA_HOME/bin' has no lib/server/libjvm.so (the JDK itself is $JAVA_HOME)" "$d/jh.err"
+ok $? "replay refuses a JAVA_HOME without libjvm, exit 2 ($rc: $(head -1 "$d/jh.err"))"
+
+# A reproducer directory holds NAME.md notes beside the cases: they are skipped, not refused.
+mkdir -p "$d/repdir" && cp "$repro" "$d/repdir/" && printf '# a note\n' > "$d/repdir/planted-frames.md"
+fuzz/replay -n 1 --record-dir "$d/rec4" "$d/repdir" > "$d/repdir.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && [ "$(grep -c '^case ' "$d/repdir.out")" = 1 ]; ok $? "replay of a directory skips its .md notes (exit $rc)"
+
 printf '' > "$d/empty"
 printf 'ASGF\001\000' > "$d/short-header"
 printf 'ASGF\001\000\000\000\000\000' > "$d/short-global"

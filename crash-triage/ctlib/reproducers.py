@@ -102,7 +102,8 @@ def for_case(path):
     if path.endswith('.md'):
         specs = parse_verify(path)
         if not specs:
-            raise BadLine('%s: no verify: line' % path)
+            raise BadLine('%s: no verify: line, so repro cannot tell how to run it: this note gives its '
+                          'own commands (a test hook, a fuzzer artifact); or give repro its case file' % path)
         return specs[0]
     md = os.path.splitext(path)[0] + '.md'
     if os.path.isfile(md):
