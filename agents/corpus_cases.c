@@ -17,16 +17,25 @@ static int n_cases;
 
 int corpus_count(void) { return n_cases; }
 
-/* Notes kept beside cases (how to replay, what bug) are not cases. */
-static int is_note(const char *name)
+/* Text form: no binary magic, and the "asgf-case 1" line (after comments). */
+static int is_text_case(const char *bytes) { return strncmp(bytes, CASE_MAGIC, 4) && strstr(bytes, "asgf-case"); }
+
+/* Notes kept beside cases (how to replay, what bug) are not cases; a .txt
+ * file is one only when it is a text case. */
+static int is_note(const char *name, const char *bytes)
 {
     size_t n = strlen(name);
-    return (n > 3 && !strcmp(name + n - 3, ".md")) || (n > 4 && !strcmp(name + n - 4, ".txt"));
+    if (n > 3 && !strcmp(name + n - 3, ".md")) return 1;
+    return n > 4 && !strcmp(name + n - 4, ".txt") && !is_text_case(bytes);
 }
 
-/* Loads every regular file of dir that is a valid case, skipping notes
- * (*.md, *.txt); any other file that is not a case is an error naming it
- * and the offset (a corpus must be clean). */
+#define TEXT_MAX 65536
+
+/* Loads every regular file of dir that is a case (binary, or text as
+ * corpus/FORMAT.md writes it), skipping notes (*.md, *.txt that are no
+ * text case); any other file that is not a case is an error naming it and
+ * the offset or line (a corpus must be clean), and so is a corpus larger
+ * than the agent holds: a silent cut would drop cases unseen. */
 int corpus_load(const char *dir, char *err, size_t errlen)
 {
     DIR *d = opendir(dir);
@@ -35,27 +44,51 @@ int corpus_load(const char *dir, char *err, size_t errlen)
         return -1;
     }
     cases = calloc(MAX_CASES, sizeof *cases);
+    char *text = malloc(TEXT_MAX + 1);
+    if (!cases || !text) {
+        snprintf(err, errlen, "corpus directory %s: out of memory", dir);
+        free(text), closedir(d);
+        return -1;
+    }
     struct dirent *e;
     int rc = 0;
-    while (cases && rc == 0 && n_cases < MAX_CASES && (e = readdir(d))) {
-        if (e->d_name[0] == '.' || is_note(e->d_name)) continue;
+    while (rc == 0 && (e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
         char path[768];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
         FILE *f = fopen(path, "rb");
         if (!f) continue;
-        uint8_t buf[CASE_MAX_SIZE + 1];
-        size_t len = fread(buf, 1, sizeof buf, f);
+        size_t len = fread(text, 1, TEXT_MAX + 1, f);
         fclose(f);
-        size_t off;
-        const char *why;
-        if (case_validate(buf, len, &off, &why)) {
-            snprintf(err, errlen, "corpus file %s: offset %zu: %s", path, off, why);
+        text[len < TEXT_MAX ? len : TEXT_MAX] = 0;
+        if (is_note(e->d_name, text)) continue;
+        if (n_cases == MAX_CASES) {
+            snprintf(err, errlen, "corpus directory %s holds more than %d cases, the most the agent replays: "
+                                  "split it, or pick the cases to replay (ci/corpus-merge)", dir, MAX_CASES);
             rc = -1;
             break;
         }
-        case_decode(buf, len, arch_reg_count(), &cases[n_cases++].prog);
+        struct case_prog *p = &cases[n_cases].prog;
+        size_t off;
+        const char *why;
+        char terr[256];
+        if (is_text_case(text)) {
+            if (len > TEXT_MAX || case_parse_text(text, p, terr, sizeof terr)) {
+                snprintf(err, errlen, "corpus file %s: %s", path, len > TEXT_MAX ? "text case over 64 KiB" : terr);
+                rc = -1;
+                break;
+            }
+        } else if (case_validate((const uint8_t *)text, len, &off, &why)) {
+            snprintf(err, errlen, "corpus file %s: offset %zu: %s", path, off, why);
+            rc = -1;
+            break;
+        } else {
+            case_decode((const uint8_t *)text, len, arch_reg_count(), p);
+        }
+        n_cases++;
     }
     closedir(d);
+    free(text);
     if (rc == 0 && n_cases == 0) {
         snprintf(err, errlen, "corpus directory %s holds no case files", dir);
         rc = -1;

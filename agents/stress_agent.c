@@ -131,8 +131,10 @@ static int setup(JavaVM *vm)
 {
     if (mkdir(agent_cfg.out, 0755) && access(agent_cfg.out, W_OK)) return fail(agent_cfg.out, "output directory not writable"), -1;
     char err[600];
-    if (agent_cfg.mutate == MUTATE_CORPUS && corpus_load(agent_cfg.corpus, err, sizeof err))
-        return fail("mutate=corpus", err), -1;
+    if (agent_cfg.mutate == MUTATE_CORPUS) {
+        if (corpus_load(agent_cfg.corpus, err, sizeof err)) return fail("mutate=corpus", err), -1;
+        fprintf(stderr, "asgf: mutate=corpus: %d cases from %s\n", corpus_count(), agent_cfg.corpus);
+    }
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
     record_set_limits(agent_cfg.records_per_key, -1);
     struct startup_config sc = {

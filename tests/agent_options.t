@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Bad agent options stop the VM at start with a message naming the option.
+# Bad agent options stop the VM at start with a message naming the option; a
+# mutate=corpus directory loads text cases, skips notes, says its count, and is refused
+# past what the agent holds.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 mkdir -p "$d/corpus-bad" && printf 'ASGF\001\0\0\0\0\0\0\0\0\0\0\0\0\0\0' > "$d/corpus-bad/trunc.case"
@@ -19,6 +21,21 @@ check_bad "mutate=corpus:" 'expected none, random, near, blind, forge or corpus:
 check_bad "jvmti_walk=2" 'option 2 "jvmti_walk=2": expected 0/1/true/false/on/off'
 check_bad "mutate=corpus:$d/nowhere" "corpus directory $d/nowhere cannot be opened"
 check_bad "mutate=corpus:$d/corpus-bad" "corpus file $d/corpus-bad/trunc.case: offset 16: truncated mutation record"
+# A corpus with a text case and notes: the text case loads, the notes are skipped, the count
+# is said; a corpus past what the agent holds is refused, not cut short unseen.
+mkdir -p "$d/corpus-mixed"
+cp corpus/seeds/00-signal-plain.txt "$d/corpus-mixed/"
+printf 'ASGF\002\0\0\0\0\0\0\0\0\0\0\0' > "$d/corpus-mixed/plain.case"
+printf '# how to replay\n' > "$d/corpus-mixed/README.md"; printf 'notes\n' > "$d/corpus-mixed/notes.txt"
+"$JAVA" "-agentpath:$AGENT=out=$d/mixed,mutate=corpus:$d/corpus-mixed,stats=0" -version > "$d/out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -qF "asgf: mutate=corpus: 2 cases from $d/corpus-mixed" "$d/out"
+ok $? "a text case and a binary case load, the notes are skipped, the count is said ($(grep -m1 'mutate=corpus' "$d/out"))"
+printf 'asgf-case 1\nmut rax frobnicate 1\n' > "$d/corpus-mixed/bad.txt"
+check_bad "mutate=corpus:$d/corpus-mixed" "corpus file $d/corpus-mixed/bad.txt: 2:"
+rm "$d/corpus-mixed/bad.txt"
+mkdir -p "$d/corpus-big"
+for i in $(seq 0 4096); do cp "$d/corpus-mixed/plain.case" "$d/corpus-big/$i.case"; done
+check_bad "mutate=corpus:$d/corpus-big" "holds more than 4096 cases"
 check_bad "seed=-4" 'out of range'
 check_bad "protect=maybe" 'expected 0/1/true/false/on/off, got "maybe"'
 check_bad "depth=0" 'option 2 "depth=0": out of range'
