@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# crash-triage: command line: usage errors, --check, --top, --known and --fail-on-new.
+# crash-triage: command line: usage errors, --check, --signature of a cut report, --top, --known
+# and --fail-on-new.
 cd "$(dirname "$0")/.." || exit 1
 # hermetic: never pick up a real fuzz/replay unless a test passes --replay-cmd
 export TRIAGE_REPLAY=/nonexistent/replay
@@ -22,6 +23,12 @@ out=$($T --check "$f" --top 1)
 [ "$out" = "SIGSEGV in forte_fill_call_trace_given_top" ]; ok $? "--top 1 shortens the title"
 out=$($T --check "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log)
 [ "$out" = "SIGSEGV in Unsafe_PutLong  [truncated]" ]; ok $? "--check flags a truncated file ($out)"
+# --signature, whose line goes into a known list: a cut report says so on its '#' line and on stderr.
+$T --signature "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log >"$tmp/sig.out" 2>"$tmp/sig.err"; rc=$?
+[ $rc = 0 ] && grep -q '^# .*INCOMPLETE (truncated' "$tmp/sig.out" && grep -q 'is incomplete (truncated' "$tmp/sig.err" &&
+  [ "$(grep -vc '^#' "$tmp/sig.out")" = 1 ]
+ok $? "--signature of a truncated file marks it incomplete ($(head -1 "$tmp/sig.out" | cut -c1-140))"
+$T --signature "$f" >"$tmp/sig2.out" 2>&1; ! grep -q INCOMPLETE "$tmp/sig2.out"; ok $? "--signature of a whole file does not"
 out=$($T --check "$tmp/tree/neg-record-bad-version/neg-record-bad-version"); rc=$?
 [ $rc = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on a non-report prints one reason line"
 out=$($T --check /etc/hostname); printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on plain text"

@@ -55,8 +55,10 @@ def try_once(bucket_dir, sig, java_home, seed):
         argv = [REPRO, bucket_dir, '--java-home', java_home, '-n', '1', '-q', '--expect', sig,
                 '--seed', str(seed), '--timeout', str(ATTEMPT_TIMEOUT), '--json', result]
         # Its own session: a time-out or a signal takes the JVM down with it.
+        # TMPDIR: the attempt files repro keeps as evidence go with this directory.
+        env = dict(os.environ, TMPDIR=tmp)
         p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                             cwd=tmp, start_new_session=True)
+                             cwd=tmp, start_new_session=True, env=env)
         _current.append(p.pid)
         try:
             output, _ = p.communicate(timeout=REPRO_TIMEOUT)

@@ -380,9 +380,11 @@ class Store:
                 if 'cases/' + name not in keep:
                     os.remove(os.path.join(cdir, name))
         sp = os.path.join(d, 'smallest.case')
+        b.pop('damaged_case', None)
         if cases:
-            # the fewest bytes among well-formed cases (repro/minimize need one); a damaged
-            # case only when there is nothing else
+            # the fewest bytes among well-formed cases (repro/minimize need one); damaged
+            # ones (a cut record's hex, an in-flight file of another format) stay in cases/
+            # for a look, never as smallest.case, which the repro command would refuse
             def valid(m):
                 if 'case_valid' in m:
                     return m['case_valid']
@@ -392,10 +394,13 @@ class Store:
                 except OSError:
                     return False
             best = min(cases, key=lambda m: (not valid(m), m['case_bytes'], m['id']))
+        if cases and valid(best):
             copy_atomic(os.path.join(d, best['case']), sp)
             b['smallest_case'] = {'file': 'smallest.case', 'member': best['id'],
-                                  'bytes': best['case_bytes'], 'valid': valid(best)}
+                                  'bytes': best['case_bytes'], 'valid': True}
         else:
+            if cases:
+                b['damaged_case'] = {'file': best['case'], 'member': best['id'], 'count': len(cases)}
             if os.path.exists(sp):
                 os.remove(sp)
             b['smallest_case'] = None

@@ -581,6 +581,9 @@ def parse_text(text):
 
 def load(path):
     """A case file (binary or text) -> (Case, canonical binary bytes)."""
+    # A FIFO or a device would block the read or never end: only regular files are cases.
+    if os.path.exists(path) and not os.path.isfile(path):
+        raise CaseError('%s: not a regular file' % path)
     with open(path, 'rb') as f:
         data = f.read(65537)
     if not data.startswith(MAGIC) and b'asgf-case' in data[:4096]:

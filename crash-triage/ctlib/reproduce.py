@@ -91,6 +91,22 @@ def _bucket_of(path):
     return None
 
 
+# The bucket.json fields the tools read, with the type each must have when present.
+BUCKET_FIELDS = {'signature': str, 'title': str, 'count': int, 'jdk': dict, 'representative': dict,
+                 'sources': dict, 'members': list, 'via': dict}
+
+
+def bucket_shape_problem(doc):
+    """What is wrong with a bucket.json's shape (as a phrase), or None."""
+    if not isinstance(doc, dict):
+        return 'holds a %s, not an object' % type(doc).__name__
+    for key, want in BUCKET_FIELDS.items():
+        if doc.get(key) is not None and not isinstance(doc[key], want):
+            return 'field %r is a %s, not a%s %s' % (key, type(doc[key]).__name__,
+                                                   'n' if want.__name__[0] in 'aeio' else '', want.__name__)
+    return None
+
+
 def load_target(arg, out=None, expect=None):
     """Resolve TARGET: a bucket directory, its bucket.json, a signature (looked up in
     OUT/buckets/), or a case file (binary or text). Raises InputError."""
@@ -115,6 +131,15 @@ def load_target(arg, out=None, expect=None):
         bdir = path
         case_path = os.path.join(path, 'smallest.case')
         if not os.path.isfile(case_path):
+            try:
+                with open(os.path.join(path, 'bucket.json')) as f:
+                    damaged = (json.load(f) or {}).get('damaged_case')
+            except (OSError, ValueError, AttributeError):
+                damaged = None
+            if isinstance(damaged, dict) and damaged.get('file'):
+                raise InputError('%s: this bucket has no valid case file: its reports carried %d, all '
+                                 'damaged (see %s)' % (arg, damaged.get('count') or 1,
+                                                       os.path.join(path, damaged['file'])))
             raise InputError('%s: this bucket has no case file (none of its reports carried '
                              'one: hs_err without an in-flight file, ASan report)' % arg)
     else:
@@ -131,6 +156,9 @@ def load_target(arg, out=None, expect=None):
                 t.bucket = json.load(f)
         except (OSError, ValueError) as e:
             raise InputError('%s: unreadable bucket.json: %s' % (bdir, e))
+        why = bucket_shape_problem(t.bucket)
+        if why:
+            raise InputError('%s: bucket.json %s' % (bdir, why))
         t.title = t.bucket.get('title')
         t.signature = t.bucket.get('signature')
     if expect:
@@ -285,12 +313,51 @@ def default_via():
     return 'replay' if os.path.isfile(b) and os.access(b, os.X_OK) else 'stress'
 
 
+def jdk_home_problem(home):
+    """Why home is no JDK the tools can run (no bin/java, no libjvm where the replay tool
+    loads it from), or None. A ci/install-jdk handle (asgf-root) keeps its libjvm in a root."""
+    if not os.path.isdir(home):
+        return "'%s' is not a directory" % home
+    if not os.access(os.path.join(home, 'bin', 'java'), os.X_OK):
+        below = [s for s in ('images/jdk', 'jdk') if os.access(os.path.join(home, s, 'bin', 'java'), os.X_OK)]
+        return "'%s' has no bin/java%s" % (home, ' (an OpenJDK build directory? its JDK is %s)'
+                                           % os.path.join(home, below[0]) if below else '')
+    if not (os.path.isfile(os.path.join(home, 'lib', 'server', 'libjvm.so'))
+            or os.path.isfile(os.path.join(home, 'asgf-root'))):
+        return "'%s' has no lib/server/libjvm.so" % home
+    return None
+
+
+def check_output(path, what):
+    """Refuses an output path that cannot be written, before any work is done: a result
+    computed for minutes and then lost to a typo in -o is worse than an early error."""
+    if os.path.isdir(path):
+        raise InputError('%s %s is a directory' % (what, path))
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise InputError('%s %s: directory %s does not exist' % (what, path, parent))
+    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise InputError('%s %s: not writable' % (what, path))
+
+
+def check_output_dir(path, what):
+    """As check_output, for a directory that will be made (or is there)."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError('%s %s exists and is not a directory' % (what, path))
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe):
+        probe = os.path.dirname(probe)
+    if not os.path.isdir(probe) or not os.access(probe, os.W_OK):
+        raise InputError('%s %s: %s is not a writable directory' % (what, path, probe))
+
+
 class Runner:
     """Runs one attempt of a case with replay or stress, in a fresh directory."""
 
     def __init__(self, via, rules, sym, java_home=None, protect=1, scenario=None,
                  duration='10s', walks=1, api='auto', test_plant=None, agent_extra=None,
-                 env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None, stress_args=None):
+                 env=None, keep=None, timeout=None, seed_base=1, jvm_flags=None, stress_args=None,
+                 keep_first=False):
         if via not in ('replay', 'stress'):
             raise InputError('--via wants replay or stress, got %r' % via)
         if jvm_flags and via != 'stress':
@@ -320,8 +387,14 @@ class Runner:
         self.timeout = timeout
         self.seed_base = seed_base
         self.count = 0
-        if java_home and not os.path.isfile(os.path.join(java_home, 'bin', 'java')):
-            raise InputError('--java-home %s has no bin/java' % java_home)
+        # keep_first (without keep): the first faulting attempt's directory stays, as evidence
+        self.keep_first, self.kept = keep_first, None
+        if timeout is not None and timeout < 1:
+            raise InputError('--timeout wants seconds >= 1, got %d' % timeout)
+        if java_home:
+            why = jdk_home_problem(java_home)
+            if why:
+                raise InputError('--java-home %s' % why)
         # (the replay tool finds the JDK it was built with by itself)
         if via == 'stress' and not (java_home or os.environ.get('JAVA_HOME') or shutil.which('java')):
             raise InputError('no JDK to run the case on: give --java-home, set JAVA_HOME, or put java on PATH')
@@ -365,6 +438,7 @@ class Runner:
         index = self.count
         d, remove = self._dir(index)
         t0 = time.time()
+        a = None
         try:
             with open(os.path.join(d, 'case.bin'), 'wb') as f:
                 f.write(data)
@@ -376,6 +450,10 @@ class Runner:
             a.reports = classify(out, self.rules, self.sym) if os.path.isdir(out) else []
             if a.reports and not a.faults:
                 a.faults = len(a.reports)
+            if remove and a.reports and self.keep_first and self.kept is None:
+                # The hs_err file or crash record of a reproduction is the evidence a
+                # bug report wants: the first one stays, the rest go unless --keep.
+                self.kept, remove = d, False
             a.dir = None if remove else d
             a.seconds = time.time() - t0
             return a
