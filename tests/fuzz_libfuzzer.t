@@ -70,6 +70,11 @@ ok $? "libFuzzer+ASan, test hook: planted faults are caught under ASan too (${ca
 
 fuzz/run-libfuzzer --frobnicate > "$d/bad.log" 2>&1
 [ $? -eq 2 ] && grep -q "unknown option '--frobnicate'" "$d/bad.log"; ok $? "run-libfuzzer: an unknown option is an error naming it"
+for bad in "--duration 0" "--workers abc"; do
+  fuzz/run-libfuzzer $bad --dry-run > "$d/bad.log" 2>&1; rc=$?
+  [ $rc -eq 2 ] && grep -q -- "${bad%% *} wants" "$d/bad.log"
+  ok $? "run-libfuzzer $bad: exit 2 naming it; a 0 s run would be libFuzzer's no limit ($rc: $(cat "$d/bad.log"))"
+done
 ASGF_FEEDBAK=0 fuzz/run-libfuzzer --runs 10 --out "$d/typo" > "$d/typo.log" 2>&1
 grep -q 'unknown environment variable ASGF_FEEDBAK' "$d/typo.log"; ok $? "harness: a misspelt ASGF_ variable is reported"
 tap_done
