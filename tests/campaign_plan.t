@@ -296,6 +296,24 @@ EOF
 
 # corpus-merge never writes into the hand-written seeds.
 ci/corpus-merge --out corpus/seeds "$d" >/dev/null 2>&1; ok $(( $? != 2 )) "corpus-merge refuses corpus/seeds"
+# corpus-merge takes text seeds (encoded) and names every file it leaves out.
+mkdir -p "$d/cm-in"; cp corpus/seeds/00-signal-plain.txt "$d/cm-in/"; printf 'ASGF\002' >"$d/cm-in/cut.case"
+ci/corpus-merge --out "$d/cm" --no-libfuzzer --no-afl --no-reproducers "$d/cm-in" >"$d/cm.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q 'Inputs: 1 valid cases (2 corpus files' "$d/cm/MERGE.md" &&
+  grep -q "^  $d/cm-in/cut.case: offset 5: truncated header" "$d/cm.out" && grep -q 'cut.case: offset 5' "$d/cm/MERGE.md"
+ok $? "corpus-merge encodes a text seed and names the file it leaves out ($rc: $(grep -m1 'left out' "$d/cm.out"))"
+
+# known-list: a --from with no triage report, or an -o that cannot be written, is exit 2; a
+# triage --out directory is read as well as a campaign's.
+mkdir -p "$d/kl-empty"
+ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-empty" >"$d/kl1.out" 2>&1; rc1=$?
+ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-empty" -o "$d/no-dir/k.known" >"$d/kl2.out" 2>&1; rc2=$?
+mkdir -p "$d/kl-triage"
+printf '{"buckets": [{"signature": "0123456789ab", "title": "SIGSEGV in f", "module": "libjvm.so"}]}\n' >"$d/kl-triage/report.json"
+ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-triage" >"$d/kl3.out" 2>&1; rc3=$?
+[ $rc1 = 2 ] && grep -q "holds no triage report" "$d/kl1.out" && [ $rc2 = 2 ] && grep -q "no-dir is not a writable" "$d/kl2.out" &&
+  [ $rc3 = 0 ] && grep -q '^0123456789ab  # SIGSEGV in f$' "$d/kl3.out"
+ok $? "known-list: no report under --from and a bad -o are exit 2; a triage --out is read ($rc1 $rc2 $rc3)"
 
 # premerge: an unusable JAVA_HOME is exit 3 (nothing tested), with JUnit saying why.
 ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?
