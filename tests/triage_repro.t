@@ -113,6 +113,7 @@ done
 # VM keeps this to the choice of route.
 mkdir -p "$tmp/stree/a1" "$tmp/fakejdk/bin"
 printf '#!/bin/sh\necho "stand-in java: no VM" >&2; exit 1\n' >"$tmp/fakejdk/bin/java"; chmod +x "$tmp/fakejdk/bin/java"
+mkdir -p "$tmp/fakejdk/lib/server"; : >"$tmp/fakejdk/lib/server/libjvm.so" # where a replay loads it from
 crash-triage/testdata-gen/fake-replay --record-dir "$tmp/stree/a1" "$tmp/three.case" >/dev/null
 echo "$PWD/stress/run --out o --time 42s --scenario deopt --threads 3 --jvm-flags -Xint --agent mode=thread,interval=50us,mutate=forge,seed=3 --jfr" >"$tmp/stree/a1/cmd"
 crash-triage/triage -q --out "$tmp/sout" "$tmp/stree" >/dev/null 2>&1
