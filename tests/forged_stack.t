@@ -63,6 +63,12 @@ echo "verify: case=forged.case jdk=$major colour=blue expect=x" >"$d/repros-bad/
 crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr3.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "forged.md:1: unknown word 'colour=blue'" "$d/vr3.out"
 ok $? "verify-reproducers: a malformed verify: line is named with its file and line (rc $rc)"
+echo "verify: case=forged.case jdk=4 via=replay expect=x" >"$d/repros-bad/forged.md"
+crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr4.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "nothing was tested" "$d/vr4.out"
+ok $? "verify-reproducers: nothing tested (no JDK 4 here) is exit 3, not a pass or a fail (rc $rc)"
+crash-triage/verify-reproducers --dir "$d/repros" --jdk /tmp >"$d/vr5.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- "--jdk '/tmp' has no bin/java" "$d/vr5.out"; ok $? "verify-reproducers: a --jdk that is no JDK is exit 2 (rc $rc)"
 
 # jvm= reaches the replayed JVM: a flag set it starts with reproduces, one it refuses runs nothing.
 mkdir -p "$d/repros-jvm" "$d/repros-jvm-bad"
