@@ -25,4 +25,12 @@ w=$(json_field "$d/run/summary.json" walks)
 ok $? "mode=signal with jvmti_walk=1: signal walks $w, suspended walks $sw, list walks $lw"
 grep -Eq '^scenario=walkers threads=2 ops=[1-9]' "$d/run/log" && grep -Eq '^scenario=nanotime threads=2 ops=[1-9]' "$d/run/log"
 ok $? "both workloads did work"
+# --agent is checked as the user wrote it, before stress/run adds out= and threads=: the error
+# counts the user's options; out= and threads= of its own are refused by name. Exit 4, no VM.
+for a in "interval=50us,bogus=1:option 2 \"bogus=1\": unknown option" "threads=x:threads= is set by stress/run itself" \
+         "out=/tmp:out= is set by stress/run itself (use --out)"; do
+  stress/run --time 1s --out "$d/bad-agent" --agent "${a%%:*}" >"$d/ba.out" 2>&1; rc=$?
+  [ $rc = 4 ] && grep -qF -- "--agent: ${a#*:}" "$d/ba.out" && [ ! -e "$d/bad-agent/log" ]
+  ok $? "stress/run --agent ${a%%:*}: exit 4 naming it as written ($rc: $(head -1 "$d/ba.out"))"
+done
 tap_done
