@@ -234,6 +234,13 @@ int agent_options_verify(const char *text, const struct agent_config *cfg, char 
             return -1;
         }
     }
+    /* Rules are read only by the oracle: without it the file would be ignored unseen. */
+    int rules_at = options_given(text, "oracle_rules");
+    if (rules_at && !cfg->oracle) {
+        snprintf(err, errlen, "option %d \"oracle_rules\" does not apply without oracle=1: no oracle would read it",
+                 rules_at);
+        return -1;
+    }
     /* out= must be a directory (or not exist yet: the agent creates it). A
      * regular file there would make every record fail while the run "passes". */
     struct stat st;

@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "oracle_check.h"
 #include "oracle_rules.h"
 
@@ -80,6 +81,9 @@ static int parse_rules(const char *text, const char *source, char *err, size_t e
 int oracle_load_rules(const char *path, char *err, size_t errlen)
 {
     if (!path || !*path) return parse_rules(builtin_rules, "built-in oracle rules", err, errlen);
+    struct stat st;
+    if (!stat(path, &st) && !S_ISREG(st.st_mode))
+        return snprintf(err, errlen, "oracle_rules=%s: not a regular file", path), -1;
     FILE *f = fopen(path, "r");
     if (!f) return snprintf(err, errlen, "oracle_rules=%s: %s", path, strerror(errno)), -1;
     static char text[65536];
