@@ -163,8 +163,8 @@ static void print_fault(const struct guard_fault *f)
 
 static void print_case(const struct input *in, const struct tally *t, const struct case_prog *p)
 {
-    printf("case %s (%zu bytes): %s, mode %s, worker %u, %d mutation%s\n", in->path, in->len,
-           case_entry_name(p->entry), case_mode_name(p->mode), p->worker, p->nmut, p->nmut == 1 ? "" : "s");
+    printf("case %s (%zu bytes): %s, mode %s, worker %u, records: %d mut, %d stk, %d qop\n", in->path, in->len,
+           case_entry_name(p->entry), case_mode_name(p->mode), p->worker, p->nmut, p->nstk, p->nqop);
     printf("  outcomes:");
     for (int c = 0; c < FEEDBACK_CLASSES; c++)
         if (t->outcome[c]) printf(" %s=%llu", harness_class_name(c), t->outcome[c]);

@@ -48,7 +48,10 @@ class UsageError(Exception):
 def budget_seconds(text, what='--budget'):
     """A --budget value in seconds: a duration of at most MAX_BUDGET. One too short
     for an attempt is the campaign's to refuse (exit 3, nothing tested)."""
-    secs = seconds(text)
+    try:
+        secs = seconds(text)
+    except UsageError as e:
+        raise UsageError('%s: %s' % (what, e))
     if secs > MAX_BUDGET:
         raise UsageError("%s '%s' is longer than %d days: refused (a typo?)" % (what, text, MAX_BUDGET // 86400))
     return secs
