@@ -341,7 +341,8 @@ static int start_workload(JNIEnv *env, char *err, size_t errlen)
     }
     if (n < 0)
         return errorf(err, errlen,
-                      "unknown scenario \"%s\" (ours: loop, mixed; the stress scenarios need 'make stress')",
+                      "unknown scenario \"%s\": neither the harness's own (loop, mixed) nor a stress/run "
+                      "scenario (stress/README.md: Main --list names them; built by 'make stress')",
                       h.cfg.scenario);
     if (n > MAX_WORKERS) n = MAX_WORKERS;
     if (n > h.cfg.workers) h.cfg.workers = n; /* stress: `workers` threads per scenario */
