@@ -123,12 +123,20 @@ static int records_v2(const uint8_t *buf, size_t len, size_t start, int nregs, s
         }
         size_t size = CASE_RECORD_SIZE + (size_t)nwords * CASE_WORD_SIZE;
         if (at + size > len && strict) return fail(off, err, len, "truncated record payload");
-        /* the record, zero-padded when the file ends inside it */
-        uint8_t whole[CASE_MAX_SIZE] = {0};
-        memcpy(whole, buf + at, at + size <= len ? size : len - at);
+        /* Read in place; a record the file ends inside is zero-padded. The
+         * pad is built only then: every fuzzer run decodes each record
+         * twice, and zeroing a whole case's worth each time was a visible
+         * share of a libFuzzer job's time (docs/figures.md, 2026-11-28). */
+        const uint8_t *rp = buf + at;
+        uint8_t whole[CASE_MAX_SIZE];
+        if (at + size > len) {
+            memset(whole, 0, size);
+            memcpy(whole, buf + at, len - at);
+            rp = whole;
+        }
         size_t bad = 0;
         const char *why = NULL;
-        if (t->h->decode(whole, nwords, nregs, p, &bad, &why)) {
+        if (t->h->decode(rp, nwords, nregs, p, &bad, &why)) {
             if (strict) return fail(off, err, at + bad, why);
             p->dropped++;
         }

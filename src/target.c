@@ -50,13 +50,24 @@ struct request {
     int from_java;
 };
 
-static struct request req;
-static _Atomic int holding; /* a handler is inside its hold loop */
-static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * Each word one side writes and the other polls gets a cache line of its
+ * own (two, for the adjacent-line prefetch of x86). Packed together, the
+ * caller's own counters and batch sat on the lines the held target spun
+ * on, so every case paid for lines moving between the cores for no
+ * message at all: a libFuzzer job spent a tenth of its caller's time on
+ * those misses (docs/figures.md, 2026-11-28).
+ */
+#define LINE 128
+
+static _Alignas(LINE) struct request req;
+static _Alignas(LINE) _Atomic int holding; /* a handler is inside its hold loop */
+static _Alignas(LINE) pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
 static int batch_max = 1;
 static long long batch_hold_ns, shared_hold_ns;
-static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long, n_late, n_signals, n_java;
+static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_signals, n_java; /* the caller's */
+static _Alignas(LINE) _Atomic unsigned long long n_held_too_long, n_late;       /* either side's, rare */
 
 /*
  * Caller and target on one CPU (target_set_shared_cpu). A tgkill there
@@ -71,7 +82,7 @@ static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_held_too_long
  * gap ahead and sleeps: the target leaves its handler, runs its code for
  * about the gap, and takes the signal wherever it has got to.
  */
-static _Atomic long long shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
+static _Alignas(LINE) _Atomic long long shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
 #define MAX_TIMERS 64
 static struct {
     int tid;
@@ -81,7 +92,7 @@ static int n_timer_slots, next_evict;
 static unsigned gap_seed = 0x9e3779b9u;
 
 /* The caller's view of the batch it holds open (under one_at_a_time). */
-static struct {
+static _Alignas(LINE) struct {
     int tid;            /* 0: none */
     unsigned long long gen;
     int count;
@@ -103,16 +114,17 @@ static int cas(unsigned long long from, unsigned long long to) { return atomic_c
  * syscalls: async-signal-safe in the target's handler.
  */
 struct waiter {
-    _Atomic int word;   /* bumped on every change meant for this side */
-    _Atomic int sleeps; /* this side is in (or about to enter) FUTEX_WAIT */
+    _Alignas(LINE) _Atomic int word;   /* bumped on every change meant for this side */
+    _Alignas(LINE) _Atomic int sleeps; /* this side is in (or about to enter) FUTEX_WAIT; the peer polls it */
     /* How long this side spins now, between spin_ns / 16 and spin_ns, as
      * adaptive mutexes do: halved when the answer after a spin took many
      * spins' time (the peer was off its CPU: other jobs keep them busy),
-     * grown while answers come during the spin or just after it. */
-    _Atomic long long budget;
+     * grown while answers come during the spin or just after it. This
+     * side's alone. */
+    _Alignas(LINE) _Atomic long long budget;
 };
 static struct waiter caller_w, target_w;
-static _Atomic long long spin_ns_; /* target_set_spin may change it while a worker is held */
+static _Alignas(LINE) _Atomic long long spin_ns_; /* target_set_spin may change it while a worker is held */
 
 /* [handler-safe] Tells side w that the request word moved. */
 static void wake(struct waiter *w)
