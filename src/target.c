@@ -34,8 +34,19 @@
  */
 enum phase { IDLE, SENT, HELD, NEXT, BUSY, RELEASED, DONE, RUNNING };
 
+/*
+ * Each word one side writes and the other polls sits alone on its cache
+ * lines (two, for the adjacent-line prefetch of x86): its type is aligned
+ * and so padded to whole lines, so that nothing else the linker places can
+ * share them. Packed together, the caller's own counters and batch sat on
+ * the lines the held target spun on, and every case paid for lines moving
+ * between the cores for no message at all (docs/figures.md, 2026-11-28).
+ */
+#define LINE 128
+#define ALONE(T) struct { _Alignas(LINE) T v; }
+
 struct request {
-    _Atomic unsigned long long word;
+    _Alignas(LINE) _Atomic unsigned long long word; /* with what the caller posts beside it */
     int tid;              /* the target: a late signal to another thread leaves req alone */
     int mode;
     const struct exec_ctx *cx;
@@ -50,24 +61,14 @@ struct request {
     int from_java;
 };
 
-/*
- * Each word one side writes and the other polls gets a cache line of its
- * own (two, for the adjacent-line prefetch of x86). Packed together, the
- * caller's own counters and batch sat on the lines the held target spun
- * on, so every case paid for lines moving between the cores for no
- * message at all: a libFuzzer job spent a tenth of its caller's time on
- * those misses (docs/figures.md, 2026-11-28).
- */
-#define LINE 128
-
-static _Alignas(LINE) struct request req;
-static _Alignas(LINE) _Atomic int holding; /* a handler is inside its hold loop */
-static _Alignas(LINE) pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
+static struct request req;
+static ALONE(_Atomic int) holding; /* a handler is inside its hold loop */
+static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
 static int batch_max = 1;
 static long long batch_hold_ns, shared_hold_ns;
 static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_signals, n_java; /* the caller's */
-static _Alignas(LINE) _Atomic unsigned long long n_held_too_long, n_late;       /* either side's, rare */
+static _Atomic unsigned long long n_held_too_long, n_late;                          /* either side's, rare */
 
 /*
  * Caller and target on one CPU (target_set_shared_cpu). A tgkill there
@@ -82,7 +83,7 @@ static _Alignas(LINE) _Atomic unsigned long long n_held_too_long, n_late;       
  * gap ahead and sleeps: the target leaves its handler, runs its code for
  * about the gap, and takes the signal wherever it has got to.
  */
-static _Alignas(LINE) _Atomic long long shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
+static ALONE(_Atomic long long) shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
 #define MAX_TIMERS 64
 static struct {
     int tid;
@@ -92,7 +93,7 @@ static int n_timer_slots, next_evict;
 static unsigned gap_seed = 0x9e3779b9u;
 
 /* The caller's view of the batch it holds open (under one_at_a_time). */
-static _Alignas(LINE) struct {
+static struct {
     int tid;            /* 0: none */
     unsigned long long gen;
     int count;
@@ -124,7 +125,7 @@ struct waiter {
     _Alignas(LINE) _Atomic long long budget;
 };
 static struct waiter caller_w, target_w;
-static _Alignas(LINE) _Atomic long long spin_ns_; /* target_set_spin may change it while a worker is held */
+static ALONE(_Atomic long long) spin_ns_; /* target_set_spin may change it while a worker is held */
 
 /* [handler-safe] Tells side w that the request word moved. */
 static void wake(struct waiter *w)
@@ -138,7 +139,7 @@ static void wake(struct waiter *w)
  * says the peer was off its CPU, and spinning only took ours. */
 static void adapt(struct waiter *self, long long budget, long long waited)
 {
-    long long spin_ns = atomic_load_explicit(&spin_ns_, memory_order_relaxed);
+    long long spin_ns = atomic_load_explicit(&spin_ns_.v, memory_order_relaxed);
     if (waited <= budget) {
         long long more = 2 * budget + 1000;
         atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
@@ -165,7 +166,7 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
         spun = 1;
         if (atomic_load(watch) != v || (also && !atomic_load(also)) ||
             (since != NO_SINCE && atomic_load(&self->word) != since)) {
-            long long more = budget + budget / 2 + 500, spin_ns = atomic_load_explicit(&spin_ns_, memory_order_relaxed);
+            long long more = budget + budget / 2 + 500, spin_ns = atomic_load_explicit(&spin_ns_.v, memory_order_relaxed);
             atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
             return 1;
         }
@@ -274,7 +275,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
              * that signal's answer, not for us to leave, and a wake-up
              * now would only make it switch in and back. */
             if (phase_of(w) == SENT) {
-                atomic_store(&holding, 0);
+                atomic_store(&holding.v, 0);
                 return;
             }
             break;
@@ -283,11 +284,11 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
         long long until = w == word(gen, BUSY) ? hard : walk_pending ? hard : leave_at < hard ? leave_at : hard;
         wait_while(&target_w, &caller_w, &req.word, w, NULL, until, since);
     }
-    atomic_store(&holding, 0);
+    atomic_store(&holding.v, 0);
     wake_caller(); /* wait_left() */
     /* On one CPU a caller we just woke waits for this CPU; without a
      * yield EEVDF would let our own code keep it to the next tick. */
-    if (atomic_load_explicit(&shared_gap_ns, memory_order_relaxed)) syscall(SYS_sched_yield);
+    if (atomic_load_explicit(&shared_gap_ns.v, memory_order_relaxed)) syscall(SYS_sched_yield);
 }
 
 /* [handler-safe] */
@@ -326,9 +327,9 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
         }
         if (!leave_at) leave_at = hard; /* unbatched thread mode: held until released */
     }
-    atomic_store(&holding, 1);
+    atomic_store(&holding.v, 1);
     if (!cas(running, word(gen, HELD))) {
-        atomic_store(&holding, 0);
+        atomic_store(&holding.v, 0);
         return;
     }
     wake_caller();
@@ -337,7 +338,7 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
 
 void target_set_spin(long long spin)
 {
-    atomic_store(&spin_ns_, spin);
+    atomic_store(&spin_ns_.v, spin);
     atomic_store(&caller_w.budget, spin);
     atomic_store(&target_w.budget, spin);
 }
@@ -353,7 +354,7 @@ int target_install(int signo, long long spin)
 void target_set_shared_cpu(long long gap_ns, long long hold_ns)
 {
     pthread_mutex_lock(&one_at_a_time);
-    atomic_store(&shared_gap_ns, gap_ns > 0 ? gap_ns : 0);
+    atomic_store(&shared_gap_ns.v, gap_ns > 0 ? gap_ns : 0);
     shared_hold_ns = gap_ns > 0 && hold_ns > 0 ? hold_ns : 0;
     pthread_mutex_unlock(&one_at_a_time);
 }
@@ -388,7 +389,7 @@ static void timer_forget(int tid)
  * timer, a gap of 1/2 to 3/2 shared_gap_ns ahead. 0, or -1 if tid is gone. */
 static int send_signal(int tid)
 {
-    long long mean = atomic_load(&shared_gap_ns);
+    long long mean = atomic_load(&shared_gap_ns.v);
     if (mean && tid != threads_gettid() && !syscall(SYS_tgkill, getpid(), tid, 0)) {
         timer_t *t = timer_of(tid);
         gap_seed = gap_seed * 1103515245u + 12345u;
@@ -424,8 +425,8 @@ static void wait_left(void)
 {
     static const _Atomic unsigned long long never = 0;
     long long deadline = sigsafe_now_ns() + 20000000LL;
-    while (atomic_load(&holding) && sigsafe_now_ns() < deadline)
-        wait_while(&caller_w, &target_w, &never, 0, &holding, deadline, NO_SINCE);
+    while (atomic_load(&holding.v) && sigsafe_now_ns() < deadline)
+        wait_while(&caller_w, &target_w, &never, 0, &holding.v, deadline, NO_SINCE);
 }
 
 /* Ends the caller's batch: releases the target if it still holds (a
@@ -447,7 +448,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     long long now = sigsafe_now_ns();
     if (batch.count >= batch_max || now >= batch.until) {
         /* On one CPU the next signal replaces the batch (run_signalled). */
-        if (!shared_gap_ns || mode == MODE_THREAD) end_batch();
+        if (!shared_gap_ns.v || mode == MODE_THREAD) end_batch();
         return TARGET_NO_SIGNAL;
     }
     if (mode == MODE_THREAD) {
@@ -525,7 +526,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             wait_left();
         }
     }
-    if (rc == TARGET_TIMEOUT && shared_gap_ns) timer_forget(tid);
+    if (rc == TARGET_TIMEOUT && shared_gap_ns.v) timer_forget(tid);
     /* A handler that has not started yet finds IDLE and leaves it alone. */
     w = atomic_load(&req.word);
     if (gen_of(w) == gen && phase_of(w) != HELD && phase_of(w) != BUSY) atomic_store(&req.word, word(gen, IDLE));
