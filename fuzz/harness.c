@@ -429,8 +429,8 @@ static void describe_vm(char *buf, size_t n)
     jvmtiEnv *jvmti = jmethods_jvmti();
     char *version = NULL, *home = NULL;
     if (jvmti) {
-        (*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &version);
-        (*jvmti)->GetSystemProperty(jvmti, "java.home", &home);
+        if ((*jvmti)->GetSystemProperty(jvmti, "java.vm.version", &version) != JVMTI_ERROR_NONE) version = NULL;
+        if ((*jvmti)->GetSystemProperty(jvmti, "java.home", &home) != JVMTI_ERROR_NONE) home = NULL;
     }
     snprintf(buf, n, "%s at %s", version ? version : "(version unknown)", home ? home : "(java.home unknown)");
     if (version) (*jvmti)->Deallocate(jvmti, (unsigned char *)version);

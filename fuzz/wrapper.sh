@@ -12,11 +12,19 @@ build=${BUILD:-$here/build}
 # lines), with the libjvm path as the root sees it.
 in_jdk=()
 # No JAVA_HOME: the java on PATH, as crash-triage/repro and stress/run take it,
-# so that the tools that call us and we run the same VM.
+# so that the tools that call us and we run the same VM; one that is no JDK
+# image of 11+ (a JDK 8, a version manager's shim) leaves the build's JDK.
+path_java_home=""
 if [ -z "${JAVA_HOME:-}" ] && command -v java >/dev/null 2>&1; then
-  JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
-  export JAVA_HOME
+  path_java_home=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+  if [ -f "$path_java_home/lib/server/libjvm.so" ]; then
+    JAVA_HOME=$path_java_home
+    export JAVA_HOME
+  fi
 fi
+# --help reads no JDK: it must work whatever JAVA_HOME says.
+asking_help=0
+case " $* " in *" -h "* | *" --help "*) asking_help=1 ;; esac
 if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/asgf-root" ] && [ -x "$JAVA_HOME/asgf-root-run" ]; then
   jdk_root=$(cat "$JAVA_HOME/asgf-root")
   jdk_lib=$(readlink -f "$JAVA_HOME/lib")
@@ -24,7 +32,7 @@ if [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/asgf-root" ] && [ -x "$JAVA_HOME/
   in_jdk=("$JAVA_HOME/asgf-root-run" "$jdk_root")
 elif [ -n "${JAVA_HOME:-}" ] && [ -f "$JAVA_HOME/lib/server/libjvm.so" ]; then
   export LD_LIBRARY_PATH=$JAVA_HOME/lib/server${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-elif [ -n "${JAVA_HOME:-}" ]; then
+elif [ -n "${JAVA_HOME:-}" ] && [ $asking_help = 0 ]; then
   # Else the binaries' RUNPATH would load the build's JDK in its place, and
   # the run would look like one on the JDK asked for.
   hint=""
@@ -34,8 +42,8 @@ elif [ -n "${JAVA_HOME:-}" ]; then
   case $JAVA_HOME in */bin | */bin/) hint=" (the JDK itself is ${JAVA_HOME%/bin*})" ;; esac
   echo "$(basename "$0"): JAVA_HOME '$JAVA_HOME' has no lib/server/libjvm.so$hint" >&2
   exit 2
-else
-  echo "$(basename "$0"): no JAVA_HOME and no java on PATH: running the JDK this build was made with" >&2
+elif [ -z "${JAVA_HOME:-}" ] && [ $asking_help = 0 ]; then
+  echo "$(basename "$0"): no JAVA_HOME${path_java_home:+, and the java on PATH ($path_java_home) has no lib/server/libjvm.so}${path_java_home:-, no java on PATH}: running the JDK this build was made with" >&2
 fi
 
 # die MESSAGE: usage error, exit 2, named after the calling script.

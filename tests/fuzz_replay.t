@@ -18,8 +18,9 @@ rec=$(sed -n 's/^  record: //p' "$d/planted.out")
 ok $? "replay: the fault's crash record is in --record-dir, pc in libjvm"
 grep -q '^  fault: SIGSEGV .*libjvm.so+0x' "$d/planted.out"; ok $? "replay prints the fault: $(grep -m1 '^  fault:' "$d/planted.out")"
 # Which build it ran on: the VM's version and its java.home, from the VM itself.
-vmver=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.vm\.version = //p')
-grep -qF "asgf: JVM up in " "$d/planted.err" && grep -qF ": VM $vmver at $(readlink -f "$JAVA_HOME")," "$d/planted.err"
+props=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1)
+vmver=$(echo "$props" | sed -n 's/^ *java\.vm\.version = //p') vmhome=$(echo "$props" | sed -n 's/^ *java\.home = //p')
+grep -qF "asgf: JVM up in " "$d/planted.err" && grep -qF ": VM $vmver at $vmhome," "$d/planted.err"
 ok $? "replay names the VM it ran on ($vmver; $(grep -o 'VM [^,]*' "$d/planted.err" | head -1))"
 ASGF_TEST_PLANT=0x10 fuzz/replay --fail-on-fault --record-dir "$d/rec2" "$repro" > /dev/null 2>&1
 [ $? -eq 1 ]; ok $? "replay --fail-on-fault: exit 1 when a fault reproduced"
