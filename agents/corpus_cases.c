@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "corpus_cases.h"
 #include "arch.h"
 
@@ -20,13 +21,10 @@ int corpus_count(void) { return n_cases; }
 /* Text form: no binary magic, and the "asgf-case 1" line (after comments). */
 static int is_text_case(const char *bytes) { return strncmp(bytes, CASE_MAGIC, 4) && strstr(bytes, "asgf-case"); }
 
-/* Notes kept beside cases (how to replay, what bug) are not cases; a .txt
- * file is one only when it is a text case. */
-static int is_note(const char *name, const char *bytes)
+static int ends_with(const char *name, const char *suffix)
 {
-    size_t n = strlen(name);
-    if (n > 3 && !strcmp(name + n - 3, ".md")) return 1;
-    return n > 4 && !strcmp(name + n - 4, ".txt") && !is_text_case(bytes);
+    size_t n = strlen(name), k = strlen(suffix);
+    return n > k && !strcmp(name + n - k, suffix);
 }
 
 #define TEXT_MAX 65536
@@ -53,15 +51,24 @@ int corpus_load(const char *dir, char *err, size_t errlen)
     struct dirent *e;
     int rc = 0;
     while (rc == 0 && (e = readdir(d))) {
-        if (e->d_name[0] == '.') continue;
+        /* Notes kept beside cases (how to replay, what bug) are not cases; a
+         * .txt file is one only when it is a text case. */
+        if (e->d_name[0] == '.' || ends_with(e->d_name, ".md")) continue;
         char path[768];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        struct stat st;
+        if (stat(path, &st) || S_ISDIR(st.st_mode)) continue;
+        if (!S_ISREG(st.st_mode)) { /* a FIFO would block the VM's start */
+            snprintf(err, errlen, "corpus file %s: not a regular file", path);
+            rc = -1;
+            break;
+        }
         FILE *f = fopen(path, "rb");
         if (!f) continue;
         size_t len = fread(text, 1, TEXT_MAX + 1, f);
         fclose(f);
         text[len < TEXT_MAX ? len : TEXT_MAX] = 0;
-        if (is_note(e->d_name, text)) continue;
+        if (ends_with(e->d_name, ".txt") && !is_text_case(text)) continue;
         if (n_cases == MAX_CASES) {
             snprintf(err, errlen, "corpus directory %s holds more than %d cases, the most the agent replays: "
                                   "split it, or pick the cases to replay (ci/corpus-merge)", dir, MAX_CASES);

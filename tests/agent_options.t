@@ -36,6 +36,8 @@ rm "$d/corpus-mixed/bad.txt"
 mkdir -p "$d/corpus-big"
 for i in $(seq 0 4096); do cp "$d/corpus-mixed/plain.case" "$d/corpus-big/$i.case"; done
 check_bad "mutate=corpus:$d/corpus-big" "holds more than 4096 cases"
+mkdir -p "$d/corpus-fifo" && cp "$d/corpus-mixed/plain.case" "$d/corpus-fifo/" && mkfifo "$d/corpus-fifo/pipe"
+check_bad "mutate=corpus:$d/corpus-fifo" "corpus file $d/corpus-fifo/pipe: not a regular file"
 check_bad "oracle_rules=$d" 'option 2 "oracle_rules" does not apply without oracle=1'
 check_bad "oracle=1,oracle_rules=$d" "oracle_rules=$d: not a regular file"
 check_bad "seed=-4" 'out of range'
