@@ -12,7 +12,9 @@ timeout 120 crash-triage/fuzz-parsers --iterations 20000 --seed "$seed" --time-l
 rc=$?
 tail -n 5 "$tmp/fuzz.log"
 ok $rc "parser fuzzing, seed $seed ($(tail -n 1 "$tmp/fuzz.log"))"
-[ $rc = 0 ] || cp -r "$tmp/fail" "${TMPDIR:-/tmp}/triage-fuzz-failures-$seed" 2>/dev/null
+# kept beside the test logs: tests/run removes each test's TMPDIR after it
+[ $rc = 0 ] || { cp -r "$tmp/fail" "build/test-logs/triage-fuzz-failures-$seed" 2>/dev/null &&
+  echo "# failing inputs kept in build/test-logs/triage-fuzz-failures-$seed"; }
 
 # a tree of junk: every bad file gives a one-line reason, the run exits 0
 mkdir -p "$tmp/junk/a" "$tmp/junk/crashes"

@@ -100,10 +100,24 @@ def bucket_shape_problem(doc):
     """What is wrong with a bucket.json's shape (as a phrase), or None."""
     if not isinstance(doc, dict):
         return 'holds a %s, not an object' % type(doc).__name__
+    def a(name):
+        return ('an ' if name[0] in 'aeio' else 'a ') + name
+
+    def wrong(where, v, want):
+        return '%s is %s, not %s' % (where, a(type(v).__name__), a(want.__name__))
     for key, want in BUCKET_FIELDS.items():
         if doc.get(key) is not None and not isinstance(doc[key], want):
-            return 'field %r is a %s, not a%s %s' % (key, type(doc[key]).__name__,
-                                                   'n' if want.__name__[0] in 'aeio' else '', want.__name__)
+            return wrong('field %r' % key, doc[key], want)
+    # the member records the tools open: the representative's and each member's path
+    parts = [('representative', doc.get('representative'))]
+    parts += [('members[%d]' % i, m) for i, m in enumerate(doc.get('members') or [])]
+    for where, m in parts:
+        if m is None and where == 'representative':
+            continue
+        if not isinstance(m, dict):
+            return wrong(where, m, dict)
+        if m.get('path') is not None and not isinstance(m['path'], str):
+            return wrong(where + '.path', m['path'], str)
     return None
 
 
@@ -334,11 +348,15 @@ def check_output(path, what):
     computed for minutes and then lost to a typo in -o is worse than an early error."""
     if os.path.isdir(path):
         raise InputError('%s %s is a directory' % (what, path))
+    if os.path.exists(path):   # /dev/stdout, or a file in a directory we may not add to
+        if not os.access(path, os.W_OK):
+            raise InputError('%s %s: not writable' % (what, path))
+        return
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise InputError('%s %s: directory %s does not exist' % (what, path, parent))
-    if not os.access(parent, os.W_OK) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise InputError('%s %s: not writable' % (what, path))
+    if not os.access(parent, os.W_OK):
+        raise InputError('%s %s: directory %s is not writable' % (what, path, parent))
 
 
 def check_output_dir(path, what):
