@@ -100,6 +100,7 @@ def bucket_shape_problem(doc):
     """What is wrong with a bucket.json's shape (as a phrase), or None."""
     if not isinstance(doc, dict):
         return 'holds a %s, not an object' % type(doc).__name__
+
     def a(name):
         return ('an ' if name[0] in 'aeio' else 'a ') + name
 
@@ -457,7 +458,6 @@ class Runner:
         index = self.count
         d, remove = self._dir(index)
         t0 = time.time()
-        a = None
         try:
             with open(os.path.join(d, 'case.bin'), 'wb') as f:
                 f.write(data)
