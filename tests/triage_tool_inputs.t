@@ -79,7 +79,7 @@ exit2 "writeup -o into a missing directory" "-o $d/none/w.md: directory" $WU "$b
 exit2 "writeup --repro -3" "--repro wants a count >= 0" $WU "$b" --repro -3
 exit2 "writeup --time xyz" "--time wants a duration" $WU "$b" --repro 1 --time xyz
 exit2 "writeup --java-home that is no JDK" "--java-home '/tmp' has no bin/java" $WU "$b" --java-home /tmp
-exit2 "writeup --as-reproducer of no reproducer" "there is no corpus/reproducers/nosuch.case" $WU "$b" --as-reproducer nosuch
+exit2 "writeup --as-reproducer that is no file name" "a reproducer name such as" $WU "$b" --as-reproducer ../x
 echo '[1]' >"$d/list.json"
 exit2 "writeup --repro-json that is no repro result" "not a crash-triage/repro --json result" $WU "$b" --repro-json "$d/list.json"
 
