@@ -43,7 +43,9 @@ elif [ -n "${JAVA_HOME:-}" ] && [ $asking_help = 0 ]; then
   echo "$(basename "$0"): JAVA_HOME '$JAVA_HOME' has no lib/server/libjvm.so$hint" >&2
   exit 2
 elif [ -z "${JAVA_HOME:-}" ] && [ $asking_help = 0 ]; then
-  echo "$(basename "$0"): no JAVA_HOME${path_java_home:+, and the java on PATH ($path_java_home) has no lib/server/libjvm.so}${path_java_home:-, no java on PATH}: running the JDK this build was made with" >&2
+  why="no java on PATH"
+  [ -n "$path_java_home" ] && why="the java on PATH ($path_java_home) has no lib/server/libjvm.so"
+  echo "$(basename "$0"): no JAVA_HOME, and $why: running the JDK this build was made with" >&2
 fi
 
 # die MESSAGE: usage error, exit 2, named after the calling script.

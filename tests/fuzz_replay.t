@@ -36,6 +36,13 @@ JAVA_HOME=$JAVA_HOME/bin fuzz/replay "$repro" > /dev/null 2> "$d/jh.err"; rc=$?
 [ $rc -eq 2 ] && grep -qF "JAVA_HOME '$JAVA_HOME/bin' has no lib/server/libjvm.so (the JDK itself is $JAVA_HOME)" "$d/jh.err"
 ok $? "replay refuses a JAVA_HOME without libjvm, exit 2 ($rc: $(head -1 "$d/jh.err"))"
 
+# No JAVA_HOME and a java on PATH that is no JDK image (a version manager's shim): the build's
+# JDK runs, and the wrapper says so.
+mkdir -p "$d/shim/bin" && printf '#!/bin/sh\necho shim\n' > "$d/shim/bin/java" && chmod +x "$d/shim/bin/java"
+env -u JAVA_HOME PATH="$d/shim/bin:$PATH" fuzz/replay -n 1 --record-dir "$d/rec5" "$repro" > /dev/null 2> "$d/shim.err"; rc=$?
+[ $rc -eq 0 ] && grep -qF "no JAVA_HOME, and the java on PATH ($d/shim) has no lib/server/libjvm.so: running the JDK this build was made with" "$d/shim.err"
+ok $? "replay with a java shim on PATH runs the build's JDK and says so ($rc: $(head -1 "$d/shim.err"))"
+
 # A reproducer directory holds NAME.md notes beside the cases: they are skipped, not refused.
 mkdir -p "$d/repdir" && cp "$repro" "$d/repdir/" && printf '# a note\n' > "$d/repdir/planted-frames.md"
 fuzz/replay -n 1 --record-dir "$d/rec4" "$d/repdir" > "$d/repdir.out" 2>&1; rc=$?
