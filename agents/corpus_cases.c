@@ -18,16 +18,11 @@ static int n_cases;
 
 int corpus_count(void) { return n_cases; }
 
-/* Text form: no binary magic, and the "asgf-case 1" line (after comments). */
-static int is_text_case(const char *bytes) { return strncmp(bytes, CASE_MAGIC, 4) && strstr(bytes, "asgf-case"); }
-
 static int ends_with(const char *name, const char *suffix)
 {
     size_t n = strlen(name), k = strlen(suffix);
     return n > k && !strcmp(name + n - k, suffix);
 }
-
-#define TEXT_MAX 65536
 
 /* Loads every regular file of dir that is a case (binary, or text as
  * corpus/FORMAT.md writes it), skipping notes (*.md, *.txt that are no
@@ -42,7 +37,7 @@ int corpus_load(const char *dir, char *err, size_t errlen)
         return -1;
     }
     cases = calloc(MAX_CASES, sizeof *cases);
-    char *text = malloc(TEXT_MAX + 1);
+    char *text = malloc(CASE_TEXT_MAX + 1);
     if (!cases || !text) {
         snprintf(err, errlen, "corpus directory %s: out of memory", dir);
         free(text), closedir(d);
@@ -65,10 +60,12 @@ int corpus_load(const char *dir, char *err, size_t errlen)
         }
         FILE *f = fopen(path, "rb");
         if (!f) continue;
-        size_t len = fread(text, 1, TEXT_MAX + 1, f);
+        size_t len = fread(text, 1, CASE_TEXT_MAX + 1, f); /* one byte past the limit names a file over it */
         fclose(f);
-        text[len < TEXT_MAX ? len : TEXT_MAX] = 0;
-        if (ends_with(e->d_name, ".txt") && !is_text_case(text)) continue;
+        size_t n = len < CASE_TEXT_MAX ? len : CASE_TEXT_MAX;
+        text[n] = 0;
+        int is_text = case_is_text(text, n);
+        if (ends_with(e->d_name, ".txt") && !is_text) continue;
         if (n_cases == MAX_CASES) {
             snprintf(err, errlen, "corpus directory %s holds more than %d cases, the most the agent replays: "
                                   "split it, or pick the cases to replay (ci/corpus-merge)", dir, MAX_CASES);
@@ -79,9 +76,9 @@ int corpus_load(const char *dir, char *err, size_t errlen)
         size_t off;
         const char *why;
         char terr[256];
-        if (is_text_case(text)) {
-            if (len > TEXT_MAX || case_parse_text(text, p, terr, sizeof terr)) {
-                snprintf(err, errlen, "corpus file %s: %s", path, len > TEXT_MAX ? "text case over 64 KiB" : terr);
+        if (is_text) {
+            if (len > CASE_TEXT_MAX || case_parse_text(text, p, terr, sizeof terr)) {
+                snprintf(err, errlen, "corpus file %s: %s", path, len > CASE_TEXT_MAX ? "text case over 64 KiB" : terr);
                 rc = -1;
                 break;
             }

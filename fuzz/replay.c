@@ -29,7 +29,6 @@
 #include "sigsafe.h"
 
 #define MAX_CASES 100000
-#define TEXT_MAX 65536
 #define HANDSHAKE_WAIT_MS 1000 /* a queue handler runs within ms where queues are processed at all */
 
 struct input {
@@ -110,17 +109,16 @@ static int add_arg(const char *arg)
 /* Reads and strictly validates one input; text cases are encoded. */
 static int load(struct input *in)
 {
-    static char buf[TEXT_MAX + 1];
+    static char buf[CASE_TEXT_MAX + 1];
     FILE *f = fopen(in->path, "rb");
     if (!f) {
         fprintf(stderr, "asgf-replay: %s: %s\n", in->path, strerror(errno));
         return -1;
     }
-    size_t n = fread(buf, 1, TEXT_MAX, f);
+    size_t n = fread(buf, 1, CASE_TEXT_MAX, f);
     fclose(f);
     buf[n] = 0;
-    /* Text: not starting with the binary magic, no NUL, an "asgf-case" line. */
-    if ((n < 4 || memcmp(buf, CASE_MAGIC, 4)) && strlen(buf) == n && strstr(buf, "asgf-case")) {
+    if (case_is_text(buf, n)) {
         struct case_prog p;
         char err[256];
         if (case_parse_text(buf, &p, err, sizeof err)) {

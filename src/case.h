@@ -254,6 +254,11 @@ const struct case_record_handler *case_record_by_name(const char *name);
 void case_print(FILE *f, const struct case_prog *p);
 /* Parses text; returns 0, or -1 with "LINE:COL: message" in err. */
 int case_parse_text(const char *text, struct case_prog *out, char *err, size_t errlen);
+/* The longest text form the readers take (replay, the agent's corpus). */
+#define CASE_TEXT_MAX 65536
+/* 1 when the n bytes at buf (buf[n] == 0) are the text form: no binary
+ * magic, no NUL, an "asgf-case" line (after comments). */
+int case_is_text(const char *buf, size_t n);
 
 /* For record parsers: the next blank-separated word of the line (empty at
  * the end), its position for messages, an error at a position, a number. */

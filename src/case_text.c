@@ -163,3 +163,8 @@ int case_parse_text(const char *text, struct case_prog *out, char *err, size_t e
     }
     return 0;
 }
+
+int case_is_text(const char *buf, size_t n)
+{
+    return (n < 4 || memcmp(buf, CASE_MAGIC, 4)) && strlen(buf) == n && strstr(buf, "asgf-case");
+}
