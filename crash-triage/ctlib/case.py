@@ -579,6 +579,11 @@ def parse_text(text):
     return c
 
 
+def is_text(data):
+    """Whether a file's bytes are a case's text form rather than its binary one."""
+    return not data.startswith(MAGIC) and b'asgf-case' in data[:4096]
+
+
 def load(path):
     """A case file (binary or text) -> (Case, canonical binary bytes)."""
     # A FIFO or a device would block the read or never end: only regular files are cases.
@@ -586,7 +591,7 @@ def load(path):
         raise CaseError('%s: not a regular file' % path)
     with open(path, 'rb') as f:
         data = f.read(65537)
-    if not data.startswith(MAGIC) and b'asgf-case' in data[:4096]:
+    if is_text(data):
         c = parse_text(data.decode('utf-8', 'replace'))
         return c, c.encode()
     c = decode(data)
