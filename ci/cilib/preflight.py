@@ -5,6 +5,7 @@ import shutil
 import subprocess
 
 from .util import UsageError
+from ctlib import jdk  # noqa: E402  (on the path: util puts it there)
 
 
 class NotRunnable(Exception):
@@ -12,10 +13,7 @@ class NotRunnable(Exception):
 
 
 def default_java_home():
-    java = shutil.which('java')
-    if not java:
-        return ''
-    return os.path.dirname(os.path.dirname(os.path.realpath(java)))
+    return jdk.path_java_home() or ''
 
 
 def check_java(java_home, what='JAVA_HOME'):
@@ -24,12 +22,9 @@ def check_java(java_home, what='JAVA_HOME'):
     if not java_home:
         raise NotRunnable('no JAVA_HOME given and no java on PATH')
     java = os.path.join(java_home, 'bin', 'java')
-    if not os.path.isdir(java_home):
-        raise NotRunnable("%s '%s' is not a directory" % (what, java_home))
-    if not os.access(java, os.X_OK):
-        images = [p for p in ('images/jdk', 'jdk') if os.access(os.path.join(java_home, p, 'bin', 'java'), os.X_OK)]
-        hint = (" (an OpenJDK build directory? its JDK is %s)" % os.path.join(java_home, images[0])) if images else ''
-        raise NotRunnable("%s '%s' has no bin/java%s" % (what, java_home, hint))
+    why = jdk.home_problem(java_home, needs_libjvm=False)
+    if why:
+        raise NotRunnable('%s %s' % (what, why))
     try:
         p = subprocess.run([java, '-Xshare:auto', '-version'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=60)

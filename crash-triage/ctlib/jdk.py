@@ -3,6 +3,7 @@ the libjvm path in the report's frames or library list. A bucket keeps the first
 member's, so that repro, minimize and writeup run it on the same VM by default and
 can say when that VM is gone or was rebuilt."""
 import os
+import shutil
 
 from .symbolize import elf_build_id
 
@@ -53,4 +54,26 @@ def check(found):
     if found.get('build_id') and now.get('build_id') and now['build_id'] != found['build_id']:
         return ('it was found on the JDK at %s with libjvm build-id %s; that libjvm is now %s (another build)'
                 % (home, found['build_id'], now['build_id']))
+    return None
+
+
+def path_java_home():
+    """The JDK home of the java on PATH (java's directory's parent, links resolved), or None."""
+    java = shutil.which('java')
+    return os.path.dirname(os.path.dirname(os.path.realpath(java))) if java else None
+
+
+def home_problem(home, needs_libjvm=True):
+    """Why home is no JDK the tools can run (no bin/java; for the replay tool, which loads
+    it itself, no libjvm), or None. A ci/install-jdk handle (asgf-root) keeps its libjvm in
+    a root."""
+    if not os.path.isdir(home):
+        return "'%s' is not a directory" % home
+    if not os.access(os.path.join(home, 'bin', 'java'), os.X_OK):
+        below = [s for s in ('images/jdk', 'jdk') if os.access(os.path.join(home, s, 'bin', 'java'), os.X_OK)]
+        return "'%s' has no bin/java%s" % (home, ' (an OpenJDK build directory? its JDK is %s)'
+                                           % os.path.join(home, below[0]) if below else '')
+    if needs_libjvm and not (os.path.isfile(os.path.join(home, 'lib', 'server', 'libjvm.so'))
+                             or os.path.isfile(os.path.join(home, 'asgf-root'))):
+        return "'%s' has no lib/server/libjvm.so" % home
     return None

@@ -21,6 +21,7 @@ from typing import List, Optional
 
 from . import case as casefmt
 from . import collect, signature
+from . import jdk as jdklib
 from .symbolize import Symbolizer
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -328,22 +329,6 @@ def default_via():
     return 'replay' if os.path.isfile(b) and os.access(b, os.X_OK) else 'stress'
 
 
-def jdk_home_problem(home, needs_libjvm=True):
-    """Why home is no JDK the tools can run (no bin/java; for the replay tool, which loads
-    it itself, no libjvm), or None. A ci/install-jdk handle (asgf-root) keeps its libjvm in
-    a root."""
-    if not os.path.isdir(home):
-        return "'%s' is not a directory" % home
-    if not os.access(os.path.join(home, 'bin', 'java'), os.X_OK):
-        below = [s for s in ('images/jdk', 'jdk') if os.access(os.path.join(home, s, 'bin', 'java'), os.X_OK)]
-        return "'%s' has no bin/java%s" % (home, ' (an OpenJDK build directory? its JDK is %s)'
-                                           % os.path.join(home, below[0]) if below else '')
-    if needs_libjvm and not (os.path.isfile(os.path.join(home, 'lib', 'server', 'libjvm.so'))
-                             or os.path.isfile(os.path.join(home, 'asgf-root'))):
-        return "'%s' has no lib/server/libjvm.so" % home
-    return None
-
-
 def check_output(path, what):
     """Refuses an output path that cannot be written, before any work is done: a result
     computed for minutes and then lost to a typo in -o is worse than an early error."""
@@ -412,7 +397,7 @@ class Runner:
         if timeout is not None and timeout < 1:
             raise InputError('--timeout wants seconds >= 1, got %d' % timeout)
         if java_home:
-            why = jdk_home_problem(java_home, needs_libjvm=via == 'replay')
+            why = jdklib.home_problem(java_home, needs_libjvm=via == 'replay')
             if why:
                 raise InputError('--java-home %s' % why)
         # (the replay tool finds the JDK it was built with by itself)
