@@ -123,6 +123,20 @@ def bucket_shape_problem(doc):
     return None
 
 
+def read_bucket(bdir):
+    """A bucket directory's bucket.json, its shape checked; InputError saying what is wrong,
+    as a phrase (the caller names the bucket)."""
+    try:
+        with open(os.path.join(bdir, 'bucket.json')) as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as e:
+        raise InputError('unreadable bucket.json: %s' % e)
+    why = bucket_shape_problem(doc)
+    if why:
+        raise InputError('bucket.json %s' % why)
+    return doc
+
+
 def load_target(arg, out=None, expect=None):
     """Resolve TARGET: a bucket directory, its bucket.json, a signature (looked up in
     OUT/buckets/), or a case file (binary or text). Raises InputError."""
@@ -148,9 +162,8 @@ def load_target(arg, out=None, expect=None):
         case_path = os.path.join(path, 'smallest.case')
         if not os.path.isfile(case_path):
             try:
-                with open(os.path.join(path, 'bucket.json')) as f:
-                    damaged = (json.load(f) or {}).get('damaged_case')
-            except (OSError, ValueError, AttributeError):
+                damaged = read_bucket(path).get('damaged_case')
+            except InputError:
                 damaged = None
             if isinstance(damaged, dict) and damaged.get('file'):
                 raise InputError('%s: this bucket has no valid case file: its reports carried %d, all '
@@ -168,13 +181,9 @@ def load_target(arg, out=None, expect=None):
     t = Target(label=arg, case=c, data=data, case_path=case_path, bucket_dir=bdir)
     if bdir:
         try:
-            with open(os.path.join(bdir, 'bucket.json')) as f:
-                t.bucket = json.load(f)
-        except (OSError, ValueError) as e:
-            raise InputError('%s: unreadable bucket.json: %s' % (bdir, e))
-        why = bucket_shape_problem(t.bucket)
-        if why:
-            raise InputError('%s: bucket.json %s' % (bdir, why))
+            t.bucket = read_bucket(bdir)
+        except InputError as e:
+            raise InputError('%s: %s' % (bdir, e))
         t.title = t.bucket.get('title')
         t.signature = t.bucket.get('signature')
     if expect:
