@@ -1,4 +1,5 @@
 /* Case format: strict validation, total decoding, canonical encoding (see case.h). */
+#include <stddef.h>
 #include <string.h>
 #include "arch.h"
 #include "case.h"
@@ -171,7 +172,17 @@ static int global_v2(const uint8_t *g, size_t base, struct case_prog *p, int str
     return 0;
 }
 
-int case_validate(const uint8_t *buf, size_t len, size_t *off, const char **err)
+/* Empties a program: its scalars and counts. The record arrays are left as
+ * they are: every reader stops at its count, and zeroing 1.9 KB for each
+ * decode was, with the harness's own clearing, most of a libFuzzer job's
+ * memset (docs/figures.md, 2026-11-28). */
+static void prog_clear(struct case_prog *p)
+{
+    memset(p, 0, offsetof(struct case_prog, mut));
+    p->nqop = 0, p->nstk = 0;
+}
+
+static int check_header(const uint8_t *buf, size_t len, size_t *off, const char **err)
 {
     if (len == 0) return fail(off, err, 0, "empty case (no header)");
     if (len < CASE_HEADER_SIZE) return fail(off, err, len, "truncated header (need 8 bytes)");
@@ -185,10 +196,29 @@ int case_validate(const uint8_t *buf, size_t len, size_t *off, const char **err)
     for (size_t i = 5; i < CASE_HEADER_SIZE; i++)
         if (buf[i]) return fail(off, err, i, "reserved byte is not 0");
     if (len > CASE_MAX_SIZE) return fail(off, err, CASE_MAX_SIZE, "case larger than 1024 bytes");
+    return 0;
+}
+
+static void decode_v1(const uint8_t *buf, size_t len, int nregs, struct case_prog *out);
+
+int case_validate_decode(const uint8_t *buf, size_t len, struct case_prog *out, size_t *off, const char **err)
+{
+    if (check_header(buf, len, off, err)) return -1;
+    prog_clear(out);
+    if (buf[4] == CASE_VERSION_1) {
+        decode_v1(buf + CASE_HEADER_SIZE, len - CASE_HEADER_SIZE, arch_reg_count(), out);
+        return 0;
+    }
+    /* Strict, these see every byte case_decode would and keep what it
+     * would: nothing is dropped, so out is its program. */
+    if (global_v2(buf + CASE_HEADER_SIZE, CASE_HEADER_SIZE, out, 1, off, err)) return -1;
+    return records_v2(buf, len, CASE_HEADER_SIZE + CASE_GLOBAL_SIZE, arch_reg_count(), out, 1, off, err);
+}
+
+int case_validate(const uint8_t *buf, size_t len, size_t *off, const char **err)
+{
     struct case_prog scratch;
-    memset(&scratch, 0, sizeof scratch);
-    if (global_v2(buf + CASE_HEADER_SIZE, CASE_HEADER_SIZE, &scratch, 1, off, err)) return -1;
-    return records_v2(buf, len, CASE_HEADER_SIZE + CASE_GLOBAL_SIZE, arch_reg_count(), &scratch, 1, off, err);
+    return case_validate_decode(buf, len, &scratch, off, err);
 }
 
 /* Version 1 and headerless bytes, as they were always read: every field
@@ -225,7 +255,7 @@ static void decode_v1(const uint8_t *buf, size_t len, int nregs, struct case_pro
 
 void case_decode(const uint8_t *buf, size_t len, int nregs, struct case_prog *out)
 {
-    memset(out, 0, sizeof *out);
+    prog_clear(out);
     if (len < CASE_HEADER_SIZE || memcmp(buf, CASE_MAGIC, 4) || buf[4] != CASE_VERSION) {
         if (len >= CASE_HEADER_SIZE && !memcmp(buf, CASE_MAGIC, 4)) buf += CASE_HEADER_SIZE, len -= CASE_HEADER_SIZE;
         decode_v1(buf, len, nregs, out);

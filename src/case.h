@@ -21,6 +21,9 @@
  *     code, naming the byte offset of the first problem. Tools and
  *     harnesses call it first, so every input they run (and so every saved
  *     crash) is a well-formed file.
+ *   case_validate_decode() is both in one pass, for the harnesses' hot
+ *     path: the strict check, and for a well-formed file the program
+ *     case_decode() gives.
  *   case_decode() is total: any byte string yields a valid program. A
  *     short tail is zero-padded; bytes without the magic are read as a
  *     headerless version 1 body. In version 2, an out-of-range entry or mode
@@ -176,6 +179,11 @@ struct case_prog {
 /* Strict check. Returns 0 if well-formed; else -1 with *err_offset set to
  * the first bad byte offset and *err pointing to a static message. */
 int case_validate(const uint8_t *buf, size_t len, size_t *err_offset, const char **err);
+
+/* case_validate, and when it returns 0, *out as case_decode(buf, len,
+ * arch_reg_count(), out) leaves it. On -1, *out is unspecified. */
+int case_validate_decode(const uint8_t *buf, size_t len, struct case_prog *out, size_t *err_offset,
+                         const char **err);
 
 /* Total decode; never fails. nregs: how many logical registers the
  * architecture has (arch_reg_count()). */
