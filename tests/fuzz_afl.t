@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The AFL++ harness on a live JVM: a bounded 30 s campaign (deferred fork
 # server, persistent shared-memory loop) executes cases; a planted fault
-# becomes a crashes/id:* file that is a valid case and replays; the fork
-# server alone (no JVM) serves afl-fuzz; the wrapper rejects unknown options
-# by name.
+# becomes a crashes/id:* file that is a valid case and replays, and a second
+# run on the same --out keeps it; the fork server alone (no JVM) serves
+# afl-fuzz; the wrapper rejects unknown options by name and gathers only the
+# run's own seeds.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 export ASGF_WARMUP_MS=100
@@ -43,6 +44,17 @@ done
 [ "$rrc" = 1 ]; ok $? "replay takes an AFL++ crash file and the fault reproduces (exit $rrc, file $tried of ${#crashes[@]}, $(grep -m1 -o 'faults: .*' "$d/replay.log" 2>/dev/null))"
 [ "$rrc" = 1 ] || sed 's/^/# /' "$d/replay.log" 2>/dev/null | tail -20
 
+# A second run on the same --out resumes the session: afl-fuzz would
+# otherwise delete a short session's crashes (or refuse a long one).
+if [ -n "$crash" ]; then
+  ASGF_TEST_PLANT=0x10 fuzz/run-afl --duration 5 --out "$d/planted" > "$d/again.log" 2>&1
+  kept=$(ls "$d"/planted/afl/default/crashes*/"$(basename "$crash")" 2>/dev/null | head -1)
+  [ -n "$kept" ] && grep -q "resuming it" "$d/again.log"
+  ok $? "run-afl on a used --out resumes and keeps the earlier crash (${kept:-gone: $(grep -m1 -i 'delet\|at-risk' "$d/again.log")})"
+else
+  ok 1 "run-afl on a used --out keeps the earlier crash (no crash file to keep)"
+fi
+
 # Our fork server replaces a child after ASGF_AFL_LOOP inputs: with 300 per
 # child, a 15 s run needs many children (JVMs) and must lose no input; run as
 # -M main and -S sec1 (--jobs 2), each instance with its own server.
@@ -60,8 +72,8 @@ done
 ok $? "AFL++ -M/-S: children replaced every 300 inputs, both instances go on (exit $rc;$summary)"
 
 ASGF_JVM_OPTS=-XX:+NoSuchOptionForTheTest fuzz/run-afl --duration 5 --out "$d/nojvm" > "$d/nojvm.log" 2>&1
-[ $? -eq 2 ] && grep -q "cannot run a seed outside afl-fuzz" "$d/nojvm.log" && grep -q "NoSuchOptionForTheTest" "$d/nojvm.log"
-ok $? "run-afl: a JVM that cannot start is reported with the JVM's own message"
+[ $? -eq 3 ] && grep -q "cannot run a seed outside afl-fuzz" "$d/nojvm.log" && grep -q "NoSuchOptionForTheTest" "$d/nojvm.log"
+ok $? "run-afl: a JVM that cannot start is exit 3, with the JVM's own message"
 
 # The fork server with no JVM behind it (fuzz/bench's protocol ceiling):
 # afl-fuzz accepts its hello and every input runs in the one child.
@@ -85,4 +97,8 @@ fuzz/run-afl --frobnicate > "$d/bad.log" 2>&1
 fuzz/run-afl --dry-run --jobs 2 --duration 5 --out "$d/dry" > "$d/dry.log" 2>&1
 grep -q -- '-M main' "$d/dry.log" && grep -q -- '-S sec1' "$d/dry.log" && grep -q -- '-V 5' "$d/dry.log"
 ok $? "run-afl: --jobs 2 makes a -M and a -S instance, --duration gives -V"
+mkdir -p "$d/seeds-a" "$d/seeds-b" && cp "$BUILD"/fuzz/seeds/* "$d/seeds-a/" && cp "$(ls "$BUILD"/fuzz/seeds/* | head -1)" "$d/seeds-b/only"
+fuzz/run-afl --dry-run --seeds "$d/seeds-a" --out "$d/dry" > /dev/null 2>&1
+fuzz/run-afl --dry-run --seeds "$d/seeds-b" --out "$d/dry" > /dev/null 2>&1
+[ "$(ls "$d/dry/in")" = only ]; ok $? "run-afl: in/ holds this run's --seeds only ($(ls "$d/dry/in" | wc -l) files)"
 tap_done
