@@ -48,8 +48,16 @@ md=$(ls "$d"/c/reproducers/*.md 2>/dev/null | head -1)
 [ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin jvm=-XX:\+UseSerialGC,-XX:-UseCompressedOops time=10s agent=mode=signal,interval=100us stress=--threads,[0-9]+ expect=[0-9a-f]+$' &&
   grep -q '^- reachability: ' "$md"
 ok $? "the real root cause's reproducer is written with its verify: line and report ($(head -1 "$md" 2>/dev/null))"
-# The campaigns are kept: confirming again needs no new campaign.
-ci/census --jdk "$JAVA_HOME" --out "$d/c" --reconfirm --confirm 1 --repro-time 2s --test-plant 0x10 >"$d/again" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/again" && ! grep -q 'census: JDK' "$d/again"
-ok $? "--reconfirm confirms and tabulates the kept campaigns without running them (rc $rc)"
+# The campaigns are kept: confirming again needs no new campaign, and no
+# --jdk (the first run recorded its JDK in jdk1/jdk).
+ci/census --out "$d/c" --reconfirm --confirm 1 --repro-time 2s --test-plant 0x10 >"$d/again" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/again" && ! grep -q 'census: JDK' "$d/again" &&
+  grep -qF "$(cat "$d/c/jdk1/jdk" 2>/dev/null || echo no-jdk-file)" "$d/c/census.md"
+ok $? "--reconfirm without --jdk confirms and tabulates the kept campaigns on the first run's JDK, without running them (rc $rc)"
+mkdir -p "$d/empty"
+ci/census --out "$d/empty" --reconfirm >"$d/empty.log" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'records no JDKs.*give --jdk again' "$d/empty.log"
+ok $? "--reconfirm on a directory without a census says --jdk is needed (rc $rc: $(head -1 "$d/empty.log"))"
+ci/census --budget 1m >"$d/nojdk.log" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q -- '--jdk is required' "$d/nojdk.log"; ok $? "a census without --jdk is refused (rc $rc)"
 tap_done
