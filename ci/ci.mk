@@ -6,7 +6,7 @@
 #   make campaign [PRESET=smoke] [DURATION=8h] [OUT=DIR] [JOBS=N] [HOSTS=FILE]
 #                 [KNOWN=FILE] [SEED=N] [RESUME=1]
 #   make premerge [BASE=JDK [CONFIRM=N]] [BUDGET=10m] [KNOWN=known-buckets.txt] [OUT=DIR] [JUNIT=FILE]
-#                 [SUMMARY=FILE] [HOSTS=FILE]
+#                 [SUMMARY=FILE] [HOSTS=FILE] [PRESET=premerge] [SEED=N]
 #   make corpus-merge CAMPAIGN=DIR [DEST=corpus/merged]
 #   make check-report-screenshot REPORT=DIR/report.html
 #
@@ -48,7 +48,9 @@ premerge:
 	    $(if $(call _ci_given,JUNIT),--junit "$(JUNIT)") \
 	    $(if $(call _ci_given,SUMMARY),--summary "$(SUMMARY)") \
 	    $(if $(call _ci_given,HOSTS),--sshloginfile "$(HOSTS)") \
-	    $(if $(call _ci_given,JOBS),-j $(JOBS))
+	    $(if $(call _ci_given,JOBS),-j $(JOBS)) \
+	    $(if $(call _ci_given,PRESET),--preset "$(PRESET)") \
+	    $(if $(call _ci_given,SEED),--seed $(SEED))
 
 corpus-merge:
 	@test -n "$(CAMPAIGN)" || { echo "corpus-merge: set CAMPAIGN=DIR (a campaign's --out)" >&2; exit 2; }

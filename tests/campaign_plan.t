@@ -248,6 +248,9 @@ ok $? "make campaign DURATION/OUT/JOBS reach the runner"
 cmd=$("${mk[@]}" -n premerge JAVA_HOME=/vm BUDGET=10m KNOWN=k.txt 2>&1)
 printf '%s\n' "$cmd" | tr -s ' \\\n' ' ' | grep -q -- 'ci/premerge --java-home "/vm" --budget 10m --known "k.txt"'
 ok $? "make premerge JAVA_HOME/BUDGET/KNOWN reach ci/premerge"
+cmd=$("${mk[@]}" -n premerge JAVA_HOME=/vm PRESET=mine SEED=7 2>&1 | tr -s ' \\\n' ' ')
+printf '%s\n' "$cmd" | grep -q -- '--preset "mine" --seed 7' && ! "${mk[@]}" -n premerge JAVA_HOME=/vm 2>&1 | grep -q -- '--preset'
+ok $? "make premerge passes PRESET and SEED when given, and no --preset otherwise (premerge's own default)"
 goal=$(make -s -f ci/ci.mk -f Makefile -n 2>&1 | head -1)
 printf '%s\n' "$goal" | grep -q 'ci/campaign'; ok $(( $? == 0 )) "including ci/ci.mk first keeps the default goal"
 
