@@ -48,6 +48,13 @@ elif [ -z "${JAVA_HOME:-}" ] && [ $asking_help = 0 ]; then
   echo "$(basename "$0"): no JAVA_HOME, and $why: running the JDK this build was made with" >&2
 fi
 
+# jdk_label: the first line of -version of the JDK the harness runs on (for
+# a benchmark's header: the java on PATH may be another one).
+jdk_label() {
+  if [ -n "${JAVA_HOME:-}" ]; then "$JAVA_HOME/bin/java" -version 2>&1 | head -1
+  else echo "the JDK this build was made with"
+  fi
+}
 # die MESSAGE: usage error, exit 2, named after the calling script.
 die() { echo "$(basename "$0"): $*" >&2; exit 2; }
 # usage [STATUS]: the calling script's header comment; exits STATUS (default 2).
