@@ -141,7 +141,7 @@ static const char *set_qops(void *c, const char *v)
 static const char *set_test_plant(void *c, const char *v)
 {
     long x;
-    if (!strcmp(v, "poll")) {
+    if (v && !strcmp(v, "poll")) {
         CFG(c)->test_plant = STARTUP_PLANT_POLL;
         return NULL;
     }
@@ -185,7 +185,8 @@ static const struct opt_def defs[] = {
               "timer (signal and queue modes; default sampler)", set_timer},
     {"queue_ops", "mode=queue (and mode=thread: those of the queue handler): lifecycle operations besides Enqueue, "
                   "all|none|names joined by + from resize, handlers, elements, foreign, reregister, marks, info "
-                  "(default all)", set_queue_ops},
+                  "(default all); in mode=signal only info (method and class info on a quarter of the samples) or "
+                  "none", set_queue_ops},
     {"qops", "qop records every case carries, OP:VALUE joined by + (e.g. resize:1+enqueue:0+mark_move:-2; names in "
              "corpus/FORMAT.md): run after the call, in the crash record's case bytes", set_qops},
     {"max_records", "crash records written at most in the record directory; later faults are counted (default "
@@ -215,7 +216,6 @@ static const struct {
 } mode_only[] = {
     {"queue_size", 1u << MODE_QUEUE | 1u << MODE_THREAD},
     {"verify", 1u << MODE_QUEUE},
-    {"queue_ops", 1u << MODE_QUEUE | 1u << MODE_THREAD}, /* thread mode: in the held thread's queue handler */
     {"suspend", 1u << MODE_THREAD},
     {"timer", 1u << MODE_SIGNAL | 1u << MODE_QUEUE},
 };
@@ -234,12 +234,23 @@ int agent_options_verify(const char *text, const struct agent_config *cfg, char 
             return -1;
         }
     }
-    /* Rules are read only by the oracle: without it the file would be ignored unseen. */
-    int rules_at = options_given(text, "oracle_rules");
-    if (rules_at && !cfg->oracle) {
-        snprintf(err, errlen, "option %d \"oracle_rules\" does not apply without oracle=1: no oracle would read it",
-                 rules_at);
+    /* Signal mode has no queue: of the groups only info (the method_info
+     * flag of its cases) does anything there, and none turns that off. */
+    int qops_at = options_given(text, "queue_ops");
+    if (qops_at && cfg->mode == MODE_SIGNAL && (cfg->queue_ops & ~CASEGEN_QOPS_INFO)) {
+        snprintf(err, errlen, "option %d \"queue_ops\": with %s only info or none apply (a thread there has no queue "
+                 "and no frame mark)", qops_at, mode_text);
         return -1;
+    }
+    /* Rules and the graph check are read only by the oracle: without it they would be ignored unseen. */
+    static const char *const oracle_only[] = {"oracle_rules", "oracle_graph"};
+    for (size_t i = 0; i < sizeof oracle_only / sizeof *oracle_only; i++) {
+        int at = options_given(text, oracle_only[i]);
+        if (at && !cfg->oracle) {
+            snprintf(err, errlen, "option %d \"%s\" does not apply without oracle=1: no oracle would read it", at,
+                     oracle_only[i]);
+            return -1;
+        }
     }
     /* out= must be a directory (or not exist yet: the agent creates it). A
      * regular file there would make every record fail while the run "passes". */

@@ -69,39 +69,42 @@ void qops_set_mark(int slot, ASGST_FrameMark *mark)
     atomic_store(&qt[slot].mark, mark);
 }
 
-/* [handler-safe] */
+/* [handler-safe] Runs one signal-half operation; it counts only if it
+ * reached the API: an operation on a queue or mark the thread does not have
+ * (signal mode registers neither) is skipped, not called. */
 static void signal_op(const struct api *api, int slot, const struct case_qop *o, void *uc)
 {
     ASGST_Queue *q = qops_queue(slot);
+    int called = 0;
     switch (o->op) {
     case QOP_ENQUEUE:
-        if (api->enqueue && q) (void)api->enqueue(q, uc, NULL);
+        if ((called = api->enqueue && q)) (void)api->enqueue(q, uc, NULL);
         break;
     case QOP_ENQUEUE_FOREIGN: {
         const struct thread_info *other = threads_other(threads_gettid(), (unsigned)o->value);
         ASGST_Queue *oq = other ? qops_queue(threads_slot(other)) : NULL;
-        if (api->enqueue && oq) (void)api->enqueue(oq, uc, NULL);
+        if ((called = api->enqueue && oq)) (void)api->enqueue(oq, uc, NULL);
         break;
     }
     case QOP_GET_ELEMENT:
-        if (api->get_queue_element && q) {
+        if ((called = api->get_queue_element && q)) {
             ASGST_QueueElement *e = api->get_queue_element(q, (int)o->value);
             if (e) e->arg = (void *)(uintptr_t)o->value;
         }
         break;
     case QOP_SIZE_INFO:
-        if (api->get_queue_size_info && q) (void)api->get_queue_size_info(q);
+        if ((called = api->get_queue_size_info && q)) (void)api->get_queue_size_info(q);
         break;
     case QOP_RESIZE:
-        if (api->resize_queue && q) api->resize_queue(q, (int)o->value);
+        if ((called = api->resize_queue && q)) api->resize_queue(q, (int)o->value);
         break;
     case QOP_MARK_GET_SP: {
         ASGST_FrameMark *m = qops_mark(slot);
-        if (api->get_frame_mark_stack_pointer && m) (void)api->get_frame_mark_stack_pointer(m);
+        if ((called = api->get_frame_mark_stack_pointer && m)) (void)api->get_frame_mark_stack_pointer(m);
         break;
     }
     case QOP_ENQUEUABLE:
-        if (api->get_enqueuable_element && uc) {
+        if ((called = api->get_enqueuable_element && uc)) {
             ASGST_QueueElement e;
             (void)api->get_enqueuable_element(uc, &e);
         }
@@ -109,6 +112,7 @@ static void signal_op(const struct api *api, int slot, const struct case_qop *o,
     default:
         return;
     }
+    if (!called) return;
     atomic_fetch_add_explicit(&n_signal, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_op[o->op], 1, memory_order_relaxed);
 }

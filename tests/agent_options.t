@@ -40,6 +40,11 @@ mkdir -p "$d/corpus-fifo" && cp "$d/corpus-mixed/plain.case" "$d/corpus-fifo/" &
 check_bad "mutate=corpus:$d/corpus-fifo" "corpus file $d/corpus-fifo/pipe: not a regular file"
 check_bad "oracle_rules=$d" 'option 2 "oracle_rules" does not apply without oracle=1'
 check_bad "oracle=1,oracle_rules=$d" "oracle_rules=$d: not a regular file"
+check_bad "oracle_graph=1" 'option 2 "oracle_graph" does not apply without oracle=1'
+check_bad "test_plant" 'option 2 "test_plant": missing number'
+check_bad "queue_ops=resize+info" 'option 2 "queue_ops": with the default mode=signal only info or none apply'
+"$JAVA" "-agentpath:$AGENT=out=$d,quiet=1,queue_ops=none,interval=1ms" -version > "$d/out" 2>&1
+ok $? "queue_ops=none is taken in signal mode (it turns off the method_info samples)"
 check_bad "seed=-4" 'out of range'
 check_bad "protect=maybe" 'expected 0/1/true/false/on/off, got "maybe"'
 check_bad "depth=0" 'option 2 "depth=0": out of range'
