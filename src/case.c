@@ -271,6 +271,19 @@ void case_decode(const uint8_t *buf, size_t len, int nregs, struct case_prog *ou
     records_v2(buf, len, CASE_HEADER_SIZE + CASE_GLOBAL_SIZE, nregs, out, 0, &off, &err);
 }
 
+size_t case_encoded_size(const struct case_prog *p)
+{
+    size_t len = CASE_HEADER_SIZE + CASE_GLOBAL_SIZE;
+    for (int t = 0; t < CASE_REC__COUNT; t++) {
+        const struct case_record_handler *h = record_types[t].h;
+        for (int i = 0, n = h->count(p); i < n; i++) {
+            uint8_t rec[CASE_MAX_SIZE];
+            len += h->encode(p, i, rec);
+        }
+    }
+    return len;
+}
+
 size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE])
 {
     memset(out, 0, CASE_MAX_SIZE);

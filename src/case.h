@@ -192,6 +192,9 @@ void case_decode(const uint8_t *buf, size_t len, int nregs, struct case_prog *ou
 /* Canonical encoding, version 2; returns the size (<= CASE_MAX_SIZE;
  * records that would not fit are left out). */
 size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE]);
+/* The size case_encode would need to hold every record (> CASE_MAX_SIZE:
+ * some would be left out; the text reader refuses such a program). */
+size_t case_encoded_size(const struct case_prog *p);
 
 const char *case_entry_name(int entry);
 const char *case_mode_name(int mode);

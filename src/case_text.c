@@ -155,6 +155,12 @@ int case_parse_text(const char *text, struct case_prog *out, char *err, size_t e
         line[n] = 0;
         t.line_start = t.pos = t.key_at = line;
         if (parse_line(&t, out, &seen_magic)) return -1;
+        /* The binary form holds 1024 bytes: a record past them would be
+         * left out of every encoding, so the text that asks for it is wrong. */
+        size_t size = case_encoded_size(out);
+        if (size > CASE_MAX_SIZE)
+            return case_text_fail(&t, line, "this record makes the case %zu bytes; a case holds at most %d", size,
+                                  CASE_MAX_SIZE);
         s += n + (nl != NULL);
     }
     if (!seen_magic) {

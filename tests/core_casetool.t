@@ -40,6 +40,12 @@ expect_error "{ head -c 16 $d/a.case; printf '\\021'; tail -c +18 $d/a.case; }" 
 expect_error "head -c 100 /dev/urandom" "bad: offset" "random junk rejected"
 
 [ "$(od -An -tu1 -j4 -N1 "$d/a.case" | tr -d ' ')" = 2 ]; ok $? "encode writes format version 2"
+# A text case whose records do not fit in 1024 bytes is refused at the
+# record that overflows, not written with records left out.
+{ echo 'asgf-case 1'; for i in 1 2 3 4 5 6 7 8; do echo 'stk sp +0 abs 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16'; done; } > "$d/big.txt"
+$tool encode "$d/big.txt" -o "$d/big.case" 2>"$d/err"; rc=$?
+[ $rc = 1 ] && grep -q 'big.txt:9:1: this record makes the case 1136 bytes; a case holds at most 1024' "$d/err" && [ ! -e "$d/big.case" ]
+ok $? "a text case past 1024 bytes is refused at its line (exit $rc: $(cat "$d/err"))"
 { head -c 16 "$d/a.case"; printf '\021'; tail -c +18 "$d/a.case"; } > "$d/badreg.case"
 $tool fuzzdecode "$d/badreg.case" > "$d/fd.txt"; rc=$?
 [ $rc -eq 0 ] && grep -q '^# dropped 1 ' "$d/fd.txt" && [ "$(grep -c '^mut ' "$d/fd.txt")" = 1 ] && grep -q '^mut pc region code_cache 0x1234$' "$d/fd.txt"
