@@ -48,6 +48,19 @@ md=$(ls "$d"/c/reproducers/*.md 2>/dev/null | head -1)
 [ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin jvm=-XX:\+UseSerialGC,-XX:-UseCompressedOops time=10s agent=mode=signal,interval=100us stress=--threads,[0-9]+ expect=[0-9a-f]+$' &&
   grep -q '^- reachability: ' "$md"
 ok $? "the real root cause's reproducer is written with its verify: line and report ($(head -1 "$md" 2>/dev/null))"
+python3 - "$md" <<'EOF' >"$d/block.out" 2>&1
+import os, sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import case
+md = sys.argv[1]
+path = md[:-3] + '.case'
+text = open(md).read()
+head = '(%d bytes; corpus/FORMAT.md):' % os.path.getsize(path)
+block = text.split(head, 1)[1].split('```', 2)[1].strip('\n')
+assert block == case.load(path)[0].text().rstrip(), block
+print('the note shows the %d-byte case beside it' % os.path.getsize(path))
+EOF
+ok $? "the note's Minimized input is the .case written beside it ($(tail -1 "$d/block.out"))"
 # The campaigns are kept: confirming again needs no new campaign, and no
 # --jdk (the first run recorded its JDK in jdk1/jdk).
 ci/census --out "$d/c" --reconfirm --confirm 1 --repro-time 2s --test-plant 0x10 >"$d/again" 2>&1; rc=$?

@@ -80,6 +80,7 @@ exit2 "writeup --repro -3" "--repro wants a count >= 0" $WU "$b" --repro -3
 exit2 "writeup --time xyz" "--time wants a duration" $WU "$b" --repro 1 --time xyz
 exit2 "writeup --java-home that is no JDK" "--java-home '/tmp' has no bin/java" $WU "$b" --java-home /tmp
 exit2 "writeup --as-reproducer that is no file name" "a reproducer name such as" $WU "$b" --as-reproducer ../x
+exit2 "writeup --case that is no file" "--case $d/nocase: not a regular file" $WU "$b" --case "$d/nocase"
 echo '[1]' >"$d/list.json"
 exit2 "writeup --repro-json that is no repro result" "not a crash-triage/repro --json result" $WU "$b" --repro-json "$d/list.json"
 
@@ -89,12 +90,28 @@ loader = importlib.machinery.SourceFileLoader('wu', 'crash-triage/writeup')
 spec = importlib.util.spec_from_loader('wu', loader)
 wu = importlib.util.module_from_spec(spec)
 loader.exec_module(wu)
-a = types.SimpleNamespace(time='10s', via=None, scenario=None)
+a = types.SimpleNamespace(time='10s', via=None, scenario=None, case=None)
 t, r = wu.repro_runner(a, sys.argv[1], sys.argv[2])
 print(r.via, r.scenario, r.jvm_flags, r.agent_extra, r.stress_args, r.protect)
 EOF
 grep -q '^stress deopt -Xint mode=signal,interval=50us --threads 3 0$' "$d/wu.out"
 ok $? "writeup --repro runs a stress job's bucket as repro does: its scenario, flags, agent and workload options, protection off ($(tail -1 "$d/wu.out"))"
+# --case: the report shows (and --repro would run) that case, not the bucket's smallest,
+# under the name --as-reproducer gives it: ci/census writes a reproducer's note so.
+$BUILD/bin/casetool encode corpus/seeds/01-thread-plain.txt -o "$d/other.case" 2>/dev/null ||
+  cp "$(ls build/fuzz/seeds/01-* | head -1)" "$d/other.case"
+$WU "$b" --case "$d/other.case" --as-reproducer other >"$d/wu-case.md" 2>"$d/wu-case.err"; rc=$?
+python3 - "$d/wu-case.md" "$d/other.case" <<'EOF' >"$d/wu-case.out" 2>&1
+import os, sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import case
+md, path = open(sys.argv[1]).read(), sys.argv[2]
+head = 'Case `corpus/reproducers/other.case` (%d bytes;' % os.path.getsize(path)
+block = md.split(head, 1)[1].split('```', 2)[1].strip('\n')
+assert block == case.load(path)[0].text().rstrip(), (block, case.load(path)[0].text())
+print('shown:', block.splitlines()[2])
+EOF
+[ $rc = 0 ] && ! cmp -s "$d/other.case" "$b/smallest.case"; ok $? "writeup --case shows that case and its size, not the bucket's smallest ($rc; $(tail -1 "$d/wu-case.out"))"
 $SA "$b" -o "$d/sa" >"$d/sa.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q -- '-Xint' "$d/sa/run.sh" && grep -q "finding run's flags: -Xint" "$d/sa.out"
 ok $? "standalone on a stress job's bucket starts run.sh with that job's -Xint, and says so (rc $rc)"
