@@ -11,7 +11,7 @@ out=$(stress/run --scenario spin --time 2s --out "$d/bad" --jvm-flags "-XX:+UseN
 [ $rc -eq 4 ] && printf '%s\n' "$out" | grep -q '^stress: not run ' && grep -q "Unrecognized VM option 'UseNoSuchGC'" "$d/bad.err"
 ok $? "a flag the VM refuses: exit 4, 'not run', the VM's reason on stderr (got $rc: $out)"
 
-out=$(nice -n 5 stress/run --scenario walkers,nanotime --time 5s --out "$d/run" --jcmd 1 \
+out=$(nice -n 5 stress/run --scenario walkers,nanotime --time 5s --out "$d/run" --jcmd 1 --seed 4242 \
   --jvm-flags "-XX:+UseParallelGC -XX:TieredStopAtLevel=1 -XX:+PrintFlagsFinal" \
   --agent jvmti_walk=1,stats=0 2>&1); rc=$?
 [ $rc -le 1 ]; ok $? "the run ends clean or with caught faults (got $rc: $out)"
@@ -25,6 +25,9 @@ w=$(json_field "$d/run/summary.json" walks)
 ok $? "mode=signal with jvmti_walk=1: signal walks $w, suspended walks $sw, list walks $lw"
 grep -Eq '^scenario=walkers threads=2 ops=[1-9]' "$d/run/log" && grep -Eq '^scenario=nanotime threads=2 ops=[1-9]' "$d/run/log"
 ok $? "both workloads did work"
+printf '%s\n' "$out" | tail -1 | grep -q ' seed=4242 '; ok $? "the verdict line names the workload's seed ($(printf '%s\n' "$out" | tail -1 | grep -o 'seed=[^ ]*'))"
+stress/run --seed soon --out "$d/bad-seed" >"$d/bs.out" 2>&1; rc=$?
+[ $rc = 4 ] && grep -q "stress: --seed wants a whole number, got 'soon'" "$d/bs.out"; ok $? "a bad --seed is exit 4, named (got $rc)"
 # --agent is checked as the user wrote it, before stress/run adds out= and threads=: the error
 # counts the user's options; out= and threads= of its own are refused by name. Exit 4, no VM.
 for a in "interval=50us,bogus=1:option 2 \"bogus=1\": unknown option" "threads=x:threads= is set by stress/run itself" \
