@@ -103,6 +103,9 @@ static int codes(void)
     for (int i = 0; i < MUT__COUNT; i++) printf("kind %d %s\n", i, case_kind_name(i));
     for (int i = 0; i < REGION__COUNT; i++) printf("region %d %s\n", i, case_region_name(i));
     for (int i = 0; i < arch_reg_count(); i++) printf("register %d %s\n", i, arch_reg_name(i));
+    for (int i = 0; i < QOP__COUNT; i++)
+        printf("qop %d %s %s\n", i, case_qop_name(i), case_qop_at_handshake(i) ? "handshake" : "signal");
+    for (int i = 0; i < CASE_STK_ANCHORS; i++) printf("anchor %d %s\n", i, case_anchor_name(i));
     return 0;
 }
 

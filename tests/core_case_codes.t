@@ -69,6 +69,8 @@ py_rows += [['record', str(i), n] for i, n in enumerate(case.RECORD_TYPES)]
 py_rows += [['kind', str(i), n] for i, n in enumerate(case.KINDS)]
 py_rows += [['region', str(i), n] for i, n in enumerate(case.REGIONS)]
 py_rows += [['register', str(r[0]), r[1]] for r in case.REG_TABLES[case.ARCH]]
+py_rows += [['qop', str(r[0]), r[1], 'handshake' if r[3] else 'signal'] for r in codes['CASE_QOP']]
+py_rows += [['anchor', str(i), n] for i, n in enumerate(case.ANCHORS)]
 diff = [' '.join(r) for r in c_rows if r not in py_rows] + [' '.join(r) for r in py_rows if r not in c_rows]
 tap(out.returncode == 0 and c_rows == py_rows,
     'casetool codes (the C tables) == ctlib/case.py (%d rows%s)' % (len(c_rows), ', differ: ' + '; '.join(diff[:6]) if diff else ''))
@@ -96,6 +98,13 @@ mut_section = fmt[fmt.find('### Record type `mut`'):fmt.find('### Record type `q
 region_rows = re.findall(r'^\| (\d+) \| `([a-z_]+)` \|', mut_section, re.M)
 tap([(int(c), n) for c, n in region_rows] == list(enumerate(case.REGIONS)),
     'corpus/FORMAT.md explains every region, in code order (%d rows, %d regions)' % (len(region_rows), len(case.REGIONS)))
+# The qop table is prose too: a row per operation, in code order, with when it runs.
+qop_section = fmt[fmt.find('### Record type `qop`'):fmt.find('### Record type `stk`')]
+qop_rows = re.findall(r'^\| (\d+) \| `([a-z_]+)` \| (signal|handshake) \|', qop_section, re.M)
+want_qops = [(r[0], r[1], 'handshake' if r[3] else 'signal') for r in codes['CASE_QOP']]
+tap([(int(c), n, w) for c, n, w in qop_rows] == want_qops,
+    'corpus/FORMAT.md lists every qop with when it runs, in code order (%d rows, %d operations)'
+    % (len(qop_rows), len(want_qops)))
 tap(sorted(case.RECORD_HANDLERS) == sorted(case.RECORD_TYPES),
     'ctlib/case.py reads every record type (%s)' % ', '.join(sorted(case.RECORD_HANDLERS)))
 
