@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 make_scratch
 command -v afl-fuzz >/dev/null || { echo "ok 1 # SKIP afl-fuzz not installed"; tap_done; exit; }
 
-write_preset "$d/afl.preset" budget=25s job_time=12s min_attempt=5s reserve=5s triage_every=10s progress_every=5s <<'EOF'
+write_preset "$d/afl.preset" rounds=1 budget=25s job_time=12s min_attempt=5s reserve=5s triage_every=10s progress_every=5s <<'EOF'
 
 [afl]
 test_plant = 0x10
