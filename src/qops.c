@@ -199,24 +199,25 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
     ASGST_Queue *q = qops_queue(slot);
     ASGST_FrameMark *m = qops_mark(slot);
     ASGST_Frame f;
+    int called = 0; /* counted only if it reached the API, as signal_op's */
     switch (o->op) {
     case QOP_SET_START:
     case QOP_CLEAR_START:
-        if (api->set_on_queue_processing_start && q)
+        if ((called = api->set_on_queue_processing_start && q))
             api->set_on_queue_processing_start(q, 0, o->value & 1, o->op == QOP_SET_START ? qops_on_processing : NULL,
                                                (void *)api);
         break;
     case QOP_SET_END:
     case QOP_CLEAR_END:
-        if (api->set_on_queue_processing_end && q)
+        if ((called = api->set_on_queue_processing_end && q))
             api->set_on_queue_processing_end(q, 0, o->value & 1, o->op == QOP_SET_END ? qops_on_processing : NULL,
                                              (void *)api);
         break;
     case QOP_DEREGISTER:
-        if (api->deregister_queue && q) api->deregister_queue(NULL, q); /* the queue stays ours: enqueues go on */
+        if ((called = api->deregister_queue && q)) api->deregister_queue(NULL, q); /* the queue stays ours: enqueues go on */
         break;
     case QOP_REREGISTER:
-        if (api->register_queue && api->kind == API_ASGST && t->handler) {
+        if ((called = api->register_queue && api->kind == API_ASGST && t->handler)) {
             ASGST_Queue *nq = api->register_queue(NULL, t->capacity, 0, t->handler, t->arg);
             if (nq) {
                 atomic_store(&t->queue, nq);
@@ -225,22 +226,22 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
         }
         break;
     case QOP_MARK_REGISTER:
-        if (api->register_frame_mark && (!m || atomic_load(&t->mark_removed)))
+        if ((called = api->register_frame_mark && (!m || atomic_load(&t->mark_removed))))
             qops_set_mark(slot, api->register_frame_mark(NULL, qops_on_mark, 0, (void *)api));
         break;
     case QOP_MARK_MOVE:
-        if (api->move_frame_mark && m && it) api->move_frame_mark(m, mark_target(api, it, o->value));
+        if ((called = api->move_frame_mark && m && it)) api->move_frame_mark(m, mark_target(api, it, o->value));
         break;
     case QOP_MARK_REMOVE:
         /* The mark stays known here: a second remove is the prototype's
          * use after free, on purpose. */
-        if (api->remove_frame_mark && m) {
+        if ((called = api->remove_frame_mark && m)) {
             atomic_store(&t->mark_removed, 1);
             api->remove_frame_mark(m);
         }
         break;
     case QOP_PAST_END:
-        if (!it) break;
+        if (!(called = it != NULL)) break;
         while (api->next_frame(it, &f) == 1)
             ;
         (void)api->next_frame(it, &f);
@@ -248,23 +249,24 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
         if (api->rewind_iterator) api->rewind_iterator(it);
         break;
     case QOP_METHOD_INFO:
-        if (it && frame_at(api, it, 0, &f) && f.method) {
+        if ((called = it && frame_at(api, it, 0, &f) && f.method)) {
             info_calls_method(api, f.method, f.bci, (uint64_t)o->value);
             if (o->value % 8 == 0) info_calls_roundtrip(api, f.method);
         }
         break;
     case QOP_WALK_FROM_FRAME:
-        if (it && api->run_with_iterator_from_frame && frame_at(api, it, o->value & 7, &f) && f.sp) {
+        if ((called = it && api->run_with_iterator_from_frame && frame_at(api, it, o->value & 7, &f) && f.sp)) {
             int raw;
             (void)api->run_with_iterator_from_frame(f.sp, f.fp, f.pc, 0, walk_rest, (void *)api, &raw);
         }
         break;
     case QOP_RESIZE_IN_HANDLER:
-        if (api->resize_queue && q) api->resize_queue(q, (int)o->value);
+        if ((called = api->resize_queue && q)) api->resize_queue(q, (int)o->value);
         break;
     default:
         return;
     }
+    if (!called) return;
     atomic_fetch_add_explicit(&n_handshake, 1, memory_order_relaxed);
     atomic_fetch_add_explicit(&n_op[o->op], 1, memory_order_relaxed);
 }
