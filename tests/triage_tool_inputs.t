@@ -111,7 +111,11 @@ block = md.split(head, 1)[1].split('```', 2)[1].strip('\n')
 assert block == case.load(path)[0].text().rstrip(), (block, case.load(path)[0].text())
 print('shown:', block.splitlines()[2])
 EOF
-[ $rc = 0 ] && ! cmp -s "$d/other.case" "$b/smallest.case"; ok $? "writeup --case shows that case and its size, not the bucket's smallest ($rc; $(tail -1 "$d/wu-case.out"))"
+prc=$?
+$WU "$b" --case "$d/other.case" >"$d/wu-case2.md" 2>&1
+[ $rc = 0 ] && [ $prc = 0 ] && ! cmp -s "$d/other.case" "$b/smallest.case" &&
+  grep -qF "Case \`$d/other.case\`" "$d/wu-case2.md" && grep -qF "crash-triage/repro $d/other.case --expect 0123456789ab" "$d/wu-case2.md"
+ok $? "writeup --case shows that case and its size, not the bucket's smallest ($rc; $(tail -1 "$d/wu-case.out"))"
 $SA "$b" -o "$d/sa" >"$d/sa.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q -- '-Xint' "$d/sa/run.sh" && grep -q "finding run's flags: -Xint" "$d/sa.out"
 ok $? "standalone on a stress job's bucket starts run.sh with that job's -Xint, and says so (rc $rc)"
