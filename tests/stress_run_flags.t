@@ -25,9 +25,10 @@ w=$(json_field "$d/run/summary.json" walks)
 ok $? "mode=signal with jvmti_walk=1: signal walks $w, suspended walks $sw, list walks $lw"
 grep -Eq '^scenario=walkers threads=2 ops=[1-9]' "$d/run/log" && grep -Eq '^scenario=nanotime threads=2 ops=[1-9]' "$d/run/log"
 ok $? "both workloads did work"
-printf '%s\n' "$out" | tail -1 | grep -q ' seed=4242 '; ok $? "the verdict line names the workload's seed ($(printf '%s\n' "$out" | tail -1 | grep -o 'seed=[^ ]*'))"
+printf '%s\n' "$out" | tail -1 | grep -q ' seed=4242 ' && grep -q '^asgst-stress: jdk=.* seed=4242 ' "$d/run/log"
+ok $? "the workload ran with --seed and the verdict line names it ($(grep -o '^asgst-stress: jdk=[^ ]* seed=[^ ]*' "$d/run/log"))"
 stress/run --seed soon --out "$d/bad-seed" >"$d/bs.out" 2>&1; rc=$?
-[ $rc = 4 ] && grep -q "stress: --seed wants a whole number, got 'soon'" "$d/bs.out"; ok $? "a bad --seed is exit 4, named (got $rc)"
+[ $rc = 4 ] && grep -q "stress: --seed wants a whole number without leading zeros, got 'soon'" "$d/bs.out"; ok $? "a bad --seed is exit 4, named (got $rc)"
 # --agent is checked as the user wrote it, before stress/run adds out= and threads=: the error
 # counts the user's options; out= and threads= of its own are refused by name. Exit 4, no VM.
 for a in "interval=50us,bogus=1:option 2 \"bogus=1\": unknown option" "threads=x:threads= is set by stress/run itself" \

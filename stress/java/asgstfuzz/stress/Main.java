@@ -49,11 +49,10 @@ public final class Main {
 
     private static int execute(Options o, List<Scenario> chosen) {
         Run run = new Run(o);
-        if (!o.quiet) {
-            run.info("asgst-stress: jdk=" + System.getProperty("java.version") + " seed=" + o.seed
-                + " threads=" + o.threads + " duration=" + o.durationMillis + "ms scenarios="
-                + String.join(",", o.scenarios));
-        }
+        // Printed even with --quiet: its seed is what repeats the run's choices.
+        run.info("asgst-stress: jdk=" + System.getProperty("java.version") + " seed=" + o.seed
+            + " threads=" + o.threads + " duration=" + o.durationMillis + "ms scenarios="
+            + String.join(",", o.scenarios));
         // All setUps run before any worker so that one-time output (e.g. WhiteBox probing,
         // which may briefly redirect stdout) cannot interleave with worker activity.
         List<Scenario> active = new ArrayList<>();

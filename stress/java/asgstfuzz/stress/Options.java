@@ -25,7 +25,7 @@ final class Options {
       + "  --threads N      worker threads per scenario (1..1024, default 2)\n"
       + "  --duration D     run time: N, Ns, Nms or Nm (default 10s)\n"
       + "  --seed S         64-bit seed for the workers' random choices (default: time based)\n"
-      + "  --quiet          no start line and no per-second status lines\n";
+      + "  --quiet          no per-second status lines (the start line, with the seed, stays)\n";
 
     static Options parse(String[] args) throws UsageError {
         Options o = new Options();
