@@ -85,14 +85,10 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
     } else if (p->entry == ENTRY_ENQUEUE) {
         p->entry = ENTRY_RUN_WITH_ITERATOR; /* no queue outside queue and thread mode */
     }
-    size_t len = case_encode(p, bytes);
     /* A corpus case with the qops= and drawn queue records added can pass
-     * the 1024 bytes, and the encoding then leaves records out: run what the
-     * bytes (and so any crash record) hold. Below this length none was left
-     * out, since no record is longer than a head and 16 words. */
-    if (len > CASE_MAX_SIZE - CASE_RECORD_SIZE - CASE_STK_MAX_WORDS * CASE_WORD_SIZE)
-        case_decode(bytes, len, arch_reg_count(), p);
-    return len;
+     * the 1024 bytes: what runs must be what the bytes (and so any crash
+     * record) hold. */
+    return case_encode_kept(p, bytes);
 }
 
 void sample_note(int slot, const struct exec_outcome *o)

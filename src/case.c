@@ -271,20 +271,35 @@ void case_decode(const uint8_t *buf, size_t len, int nregs, struct case_prog *ou
     records_v2(buf, len, CASE_HEADER_SIZE + CASE_GLOBAL_SIZE, nregs, out, 0, &off, &err);
 }
 
-size_t case_encoded_size(const struct case_prog *p)
+/* Writes p's records after the global section of out (NULL: nowhere) until
+ * one does not fit, and none after it; *kept: the bytes written. Returns
+ * the size every record would take. */
+static size_t put_records(const struct case_prog *p, uint8_t *out, size_t *kept)
 {
-    size_t len = CASE_HEADER_SIZE + CASE_GLOBAL_SIZE;
+    size_t need = CASE_HEADER_SIZE + CASE_GLOBAL_SIZE;
+    *kept = need;
     for (int t = 0; t < CASE_REC__COUNT; t++) {
         const struct case_record_handler *h = record_types[t].h;
         for (int i = 0, n = h->count(p); i < n; i++) {
             uint8_t rec[CASE_MAX_SIZE];
-            len += h->encode(p, i, rec);
+            size_t size = h->encode(p, i, rec);
+            if (need == *kept && need + size <= CASE_MAX_SIZE) {
+                if (out) memcpy(out + need, rec, size);
+                *kept += size;
+            }
+            need += size;
         }
     }
-    return len;
+    return need;
 }
 
-size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE])
+size_t case_encoded_size(const struct case_prog *p)
+{
+    size_t kept;
+    return put_records(p, NULL, &kept);
+}
+
+static size_t encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE], size_t *need)
 {
     memset(out, 0, CASE_MAX_SIZE);
     memcpy(out, CASE_MAGIC, 4);
@@ -292,17 +307,21 @@ size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE])
     uint8_t *g = out + CASE_HEADER_SIZE;
     g[0] = p->entry, g[1] = p->mode, g[2] = p->options, g[3] = p->worker;
     g[4] = (uint8_t)(p->depth & 0xff), g[5] = (uint8_t)(p->depth >> 8), g[6] = p->flags;
-    size_t len = CASE_HEADER_SIZE + CASE_GLOBAL_SIZE;
-    for (int t = 0; t < CASE_REC__COUNT; t++) {
-        const struct case_record_handler *h = record_types[t].h;
-        for (int i = 0, n = h->count(p); i < n; i++) {
-            uint8_t rec[CASE_MAX_SIZE];
-            size_t size = h->encode(p, i, rec);
-            if (len + size > CASE_MAX_SIZE) return len;
-            memcpy(out + len, rec, size);
-            len += size;
-        }
-    }
+    size_t len;
+    *need = put_records(p, out, &len);
+    return len;
+}
+
+size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE])
+{
+    size_t need;
+    return encode(p, out, &need);
+}
+
+size_t case_encode_kept(struct case_prog *p, uint8_t out[CASE_MAX_SIZE])
+{
+    size_t need, len = encode(p, out, &need);
+    if (need > len) case_decode(out, len, arch_reg_count(), p);
     return len;
 }
 

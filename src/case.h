@@ -195,6 +195,9 @@ size_t case_encode(const struct case_prog *p, uint8_t out[CASE_MAX_SIZE]);
 /* The size case_encode would need to hold every record (> CASE_MAX_SIZE:
  * some would be left out; the text reader refuses such a program). */
 size_t case_encoded_size(const struct case_prog *p);
+/* [handler-safe] case_encode, and p cut back to the records the bytes
+ * hold when some did not fit: what runs is then what a crash record keeps. */
+size_t case_encode_kept(struct case_prog *p, uint8_t out[CASE_MAX_SIZE]);
 
 const char *case_entry_name(int entry);
 const char *case_mode_name(int mode);

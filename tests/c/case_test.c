@@ -378,6 +378,24 @@ static void one_pass_agrees(void)
           "(%d differ)", valid, valid_v1, bad);
 }
 
+/* A program past 1024 bytes: case_encode_kept writes what fits and cuts the
+ * program to it, so the program run is the one the bytes hold. */
+static void encode_kept_cuts(void)
+{
+    struct case_prog p = {0}, q;
+    p.nstk = CASE_MAX_STK;
+    for (int i = 0; i < p.nstk; i++) {
+        p.stk[i].nwords = CASE_STK_MAX_WORDS;
+        for (int w = 0; w < CASE_STK_MAX_WORDS; w++) p.stk[i].words[w] = i * 100 + w;
+    }
+    p.nmut = 1, p.mut[0].reg = 1, p.mut[0].kind = MUT_DELTA, p.mut[0].value = 8;
+    uint8_t bytes[CASE_MAX_SIZE];
+    size_t need = case_encoded_size(&p), len = case_encode_kept(&p, bytes);
+    case_decode(bytes, len, arch_reg_count(), &q);
+    CHECK(need > CASE_MAX_SIZE && len <= CASE_MAX_SIZE && p.nstk == CASE_MAX_STK - 1 && p.nmut == 1 && same_all(&p, &q),
+          "case_encode_kept cuts a %zu-byte program to the %zu bytes written (%d stk records kept)", need, len, p.nstk);
+}
+
 int main(void)
 {
     text_round_trip();
@@ -390,5 +408,6 @@ int main(void)
     qop_records();
     stk_records();
     one_pass_agrees();
+    encode_kept_cuts();
     return TAP_DONE();
 }
