@@ -99,4 +99,31 @@ $T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k2.out" 2>&1
 grep -q '^ 1500  ' "$d/k2.out"; ok $? "the counter grew: an incremental run counts 1500 ($(head -1 "$d/k2.out"))"
 $T --no-symbolize --out "$d/kfresh" "$d/keyed" >"$d/k3.out" 2>&1
 cmp -s <(head -1 "$d/k2.out") <(head -1 "$d/k3.out"); ok $? "... as a fresh run does"
+# --- names: one function, one name; two functions, two names ----------------
+# (an argument printed with parentheses inside template arguments, or a
+# namespace, once cut names short and merged functions; generated classes
+# carry per-run addresses in every spelling)
+python3 - >"$d/names.out" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import signature
+R = signature.Rules.load()
+cases = [
+    ('StackChunkFrameStream<(ChunkFrames)0>::next(RegisterMap*, bool)', 'StackChunkFrameStream::next'),
+    ('StackChunkFrameStream<(ChunkFrames)1>::frame_size() const', 'StackChunkFrameStream::frame_size'),
+    ('ns::(anonymous namespace)::bar(int)', 'ns::anon_ns::bar'),
+    ('bool (anonymous namespace)::foo(int)', 'foo'),
+    ('std::function<void (int)>::operator()(int) const', 'std::function::operator_call'),
+    ('Method::bcp_from(int) const [clone .isra.0]', 'Method::bcp_from'),
+    ('void Atomic::store<int>(int*, int)', 'Atomic::store'),
+    ('java.lang.Foo$$Lambda$14.0x0000000800c03000.run()V', 'java.lang.Foo$$Lambda.run'),
+    ('Foo$$Lambda$14+0x0000000800c03000.run', 'Foo$$Lambda.run'),
+    ('java.lang.invoke.LambdaForm$MH.0x0000000800c03000.invoke(Ljava/lang/Object;)V', 'java.lang.invoke.LambdaForm$MH.invoke'),
+    ('jdk.proxy1.$Proxy12.foo()V', 'jdk.proxy1.$Proxy.foo'),
+]
+bad = [(n, R.norm_function(n), want) for n, want in cases if R.norm_function(n) != want]
+print(bad or 'all %d names as expected' % len(cases))
+sys.exit(1 if bad else 0)
+EOF
+ok $? "function names normalize to one name per function ($(tail -1 "$d/names.out" | cut -c1-300))"
 tap_done
