@@ -85,7 +85,9 @@ int api_kind_parse(const char *s, enum api_kind *out);
 
 /*
  * Picks the backend. API_AUTO picks asgst when the running libjvm exports
- * RunWithIterator under either prefix, else agct. Returns NULL and sets
+ * RunWithIterator and NextFrame under either prefix, and no name only an
+ * older snapshot has (whose shapes differ), else agct, saying so on stderr
+ * when a prototype build was refused. Returns NULL and sets
  * *why when the requested backend cannot run here (asgst without symbols,
  * agct without AsyncGetCallTrace). Not handler-safe (dlsym).
  */
@@ -98,6 +100,9 @@ void api_report(const struct api *api, int fd);
 /* Backends; each returns NULL and sets *why when it cannot run here. */
 const struct api *api_asgst_bind(const char **why);
 const struct api *api_agct_bind(const char **why);
+/* The reason api_asgst_bind gives when neither prefix is exported at all
+ * (a stock JDK), as opposed to a prototype build it refuses. */
+extern const char api_asgst_no_symbols[];
 
 /* asgst binding detail for api_report and tests: entry point i (enum
  * asgst_entry_point) by name, whether it was found, whether the header

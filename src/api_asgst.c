@@ -3,7 +3,9 @@
  * the running process with dlsym(RTLD_DEFAULT). The newest prototype
  * renamed ASGST_* to JFRLL_* with the same shapes; whichever prefix has
  * RunWithIterator wins, and all names are then taken with that prefix.
- * RunWithIterator and NextFrame are required; any other missing entry
+ * RunWithIterator and NextFrame are required (a prefix without NextFrame
+ * gives way to the other), and a build that exports a name only older
+ * snapshots have is refused; any other missing entry
  * point leaves its slot NULL and is reported (as "absent, optional" when
  * the header lets it be missing), not fatal.
  *
@@ -116,23 +118,45 @@ WRAP_VOID(remove_frame_mark, RemoveFrameMark, (ASGST_FrameMark * m), (m))
 
 static int zero_capabilities(void) { return 0; }
 
+/* Names only an older snapshot exports. Such a build's neighbouring entry
+ * points have other shapes than src/asgst.h (SetOnQueueProcessingStart
+ * without offerIterator, GetQueueElement returning the element by value, a
+ * one-argument RegisterClassUnloadHandler), so binding it by name would
+ * make calls whose crashes triage would blame on the VM. */
+const char api_asgst_no_symbols[] = "the running libjvm exports neither ASGST_RunWithIterator nor "
+                                   "JFRLL_RunWithIterator (not a JEP 435 prototype build)";
+
+static const char *const older_only[] = {"QueueSize", "EnqueueElement", "GetEnqueuablePC"};
+
 const struct api *api_asgst_bind(const char **why)
 {
     if (prefix) return &asgst_api;
     static const char *const prefixes[] = {"ASGST_", "JFRLL_"};
-    for (size_t p = 0; p < 2 && !prefix; p++)
-        if (lookup(prefixes[p], EP(RunWithIterator))) prefix = prefixes[p];
+    static char reason[320];
+    int run_only = 0;
+    for (size_t p = 0; p < 2 && !prefix; p++) {
+        if (!lookup(prefixes[p], EP(RunWithIterator))) continue;
+        if (lookup(prefixes[p], EP(NextFrame))) prefix = prefixes[p];
+        else run_only = 1;
+    }
     if (!prefix) {
-        *why = "the running libjvm exports neither ASGST_RunWithIterator nor JFRLL_RunWithIterator "
-               "(not a JEP 435 prototype build)";
+        *why = run_only ? "RunWithIterator found but NextFrame missing (under both ASGST_ and JFRLL_)"
+                        : api_asgst_no_symbols;
         return NULL;
+    }
+    for (size_t i = 0; i < sizeof older_only / sizeof *older_only; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "%s%s", prefix, older_only[i]);
+        if (dlsym(RTLD_DEFAULT, name)) {
+            snprintf(reason, sizeof reason,
+                     "the running libjvm exports %s: an older prototype snapshot whose entry points have other "
+                     "shapes than the header this framework binds (docs/asgst-prototype.md)", name);
+            *why = reason;
+            prefix = NULL;
+            return NULL;
+        }
     }
     for (int i = 0; i < ASGST_EP__COUNT; i++) sym[i] = lookup(prefix, i);
-    if (!sym[EP(NextFrame)]) {
-        *why = "RunWithIterator found but NextFrame missing";
-        prefix = NULL;
-        return NULL;
-    }
     struct api *a = &asgst_api;
     a->name = "asgst";
     a->kind = API_ASGST;

@@ -15,12 +15,15 @@ int api_kind_parse(const char *s, enum api_kind *out)
 
 const struct api *api_select(enum api_kind kind, const char **why)
 {
-    const char *ignored;
+    const char *refused;
     switch (kind) {
     case API_ASGST: return api_asgst_bind(why);
     case API_AGCT: return api_agct_bind(why);
     default: {
-        const struct api *a = api_asgst_bind(&ignored);
+        const struct api *a = api_asgst_bind(&refused);
+        /* A prototype build that cannot be bound is worth a word: the
+         * user may have meant to test it. */
+        if (!a && refused != api_asgst_no_symbols) dprintf(2, "api: auto: not binding asgst: %s; using agct\n", refused);
         return a ? a : api_agct_bind(why);
     }
     }

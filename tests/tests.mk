@@ -38,6 +38,10 @@ $(BUILD)/tests/libfake_jfrll.so: tests/jvm/fake_asgst.c
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=JFRLL_ $< -o $@
 
+$(BUILD)/tests/libfake_asgst_older.so: tests/jvm/fake_asgst.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -DPREFIX=ASGST_ -DOLDER_SHAPE $< -o $@
+
 # The whole-API stand-in: ASGST_ with every entry point, and the newest
 # snapshot's shape (JFRLL_, without the two optional ones).
 $(BUILD)/tests/libfake_proto.so: tests/jvm/fake_proto.c tests/jvm/fault_knob.h src/asgst.h
@@ -69,6 +73,7 @@ $(BUILD)/tests/jvm/Probe.class: tests/jvm/Probe.java | check-java
 	$(JAVA_HOME)/bin/javac --release 11 -d $(dir $@) $<
 
 TEST_BINS += $(BUILD)/tests/libprobe.so $(BUILD)/tests/libfake_asgst.so $(BUILD)/tests/libfake_jfrll.so \
+	$(BUILD)/tests/libfake_asgst_older.so \
 	$(BUILD)/tests/libfake_proto.so $(BUILD)/tests/libfake_proto_newest.so $(BUILD)/tests/libfake_proto_bugs.so \
 	$(BUILD)/tests/libfake_proto_procbugs.so $(BUILD)/tests/libfake_proto_allbugs.so \
 	$(BUILD)/tests/jvm/Probe.class $(BUILD)/bin/casetool

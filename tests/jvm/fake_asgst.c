@@ -48,3 +48,9 @@ int NAME(NextFrame)(void *iter, frame_t *f)
 void NAME(RewindIterator)(void *iter) { ((struct fake_iter *)iter)->left = 1; }
 int NAME(State)(void *iter) { return ((struct fake_iter *)iter)->left > 0; }
 int NAME(Capabilities)(void) { return 0; }
+
+#ifdef OLDER_SHAPE
+/* A name only an older snapshot exports (its queue API had other shapes):
+ * the binding must refuse the build, not call it through the new header. */
+int NAME(QueueSize)(void *queue) { return queue != NULL; }
+#endif
