@@ -29,8 +29,11 @@ FUZZ_HEADERS := $(wildcard src/*.h src/*.def fuzz/*.h)
 # Two builds of the core and the harness: plain (libFuzzer, AFL++, replay,
 # seed generator) and ASan. Neither carries coverage instrumentation: the
 # fuzzers' feedback is the outcome features (fuzz/feedback.h).
+# The ASan core keeps its locals on the thread's stack (no fake stack for
+# use-after-return): a forged stack image must sit below the interrupted sp
+# in the walked thread's own stack, or no stk case ever forges.
 FUZZ_SAN_plain :=
-FUZZ_SAN_asan := -fsanitize=address
+FUZZ_SAN_asan := -fsanitize=address -fsanitize-address-use-after-return=never
 
 define FUZZ_VARIANT
 $(FUZZ_B)/core-$(1)/%.o: src/%.c $(FUZZ_HEADERS) fuzz/fuzz.mk

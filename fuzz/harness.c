@@ -199,6 +199,7 @@ static struct {
     _Atomic unsigned long long queue_walks, queue_frames;
     long long next_refresh, up_ns;
     unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported, substituted;
+    unsigned long long images_built, images_foreign; /* stk cases: forged on a stack copy, or not */
     unsigned long long outcome[FEEDBACK_CLASSES];
 } h;
 
@@ -552,6 +553,8 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     h.queue_mode += r->prog.mode == MODE_QUEUE;
     h.unsupported += r->out.fw == EXEC_UNBOUND || r->out.fw == EXEC_NO_QUEUE;
     h.substituted += r->out.substituted;
+    h.images_built += r->out.image == STACK_IMAGE_BUILT;
+    h.images_foreign += r->out.image == STACK_IMAGE_FOREIGN;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -622,6 +625,8 @@ void harness_stats(int fd)
                 "entry substituted %llu\n",
             h.runs, h.rejected, h.not_run, h.faults, h.queue_mode, h.unsupported, h.substituted);
     if (h.api) api_report_calls(h.api, fd);
+    dprintf(fd, "asgf: stack images: built %llu, not built %llu (context not on the walked thread's own stack)\n",
+            h.images_built, h.images_foreign);
     dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
             (unsigned long long)h.queue_frames);
     dprintf(fd, "asgf: outcomes:");

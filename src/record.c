@@ -86,8 +86,9 @@ static const char *or_unknown(const char *s) { return s ? s : "?"; }
  * those that differ from the live stack the copy was taken from
  * (relocation aside), at most 48, each with the module it points into. The
  * live words are still there: the faulting thread is the copied one, in its
- * handler, below the copied frames. */
-static void image_lines(struct sbuf *b, const struct guard_call *c)
+ * handler, below the copied frames. Not instrumented, as read_link: the
+ * live words include other frames' redzones in an ASan build. */
+__attribute__((no_sanitize_address)) static void image_lines(struct sbuf *b, const struct guard_call *c)
 {
     uintptr_t copy = (uintptr_t)c->image, real = c->image_real_sp, delta = real - copy;
     sb_str(b, "image: copy ");

@@ -61,6 +61,10 @@ fuzz/run-libfuzzer --asan --runs 500 --keep-going --out "$d/asan" > "$d/asan.log
 rc=$?
 [ $rc -eq 0 ] && grep -q '^Done 500 runs' "$d/asan.log" && ! grep -q 'ERROR: AddressSanitizer' "$d/asan.log"
 ok $? "libFuzzer+ASan: the JVM starts and 500 inputs run clean (exit $rc)"
+# ASan's fake stack for use-after-return once put the image off the thread's
+# stack, and every stk case ran unforged.
+built=$(sed -n 's/^asgf: stack images: built \([0-9]*\).*/\1/p' "$d/asan.log")
+[ "${built:-0}" -gt 0 ]; ok $? "libFuzzer+ASan: stk cases forge on a stack image ($(grep '^asgf: stack images' "$d/asan.log"))"
 
 ASGF_TEST_PLANT=0x10 fuzz/run-libfuzzer --asan --runs 300 --keep-going --out "$d/asan-planted" > "$d/asan-planted.log" 2>&1
 rc=$?
