@@ -51,7 +51,7 @@ struct harness_config {
     int keep_going;           /* ASGF_KEEP_GOING: 1 = count caught faults, do not abort (0) */
     int feedback;             /* ASGF_FEEDBACK: outcome features for the fuzzer (1) */
     int protect;              /* ASGF_PROTECT: crash protection (1) */
-    long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on one case's signal round trip (500) */
+    long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on a signal's round trip until the handler takes the case (500) */
     long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (-1: 50 with two CPUs or more, 0 on one) */
     long gap_us;              /* ASGF_GAP_US: on one CPU, the worker's own run between batches (0: signal at once) */
     long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */

@@ -1,8 +1,11 @@
 /* Cases on another thread's context (see target.h). */
 #include <pthread.h>
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -33,6 +36,12 @@
  *   IDLE     either side gave up, or nothing is going on
  */
 enum phase { IDLE, SENT, HELD, NEXT, BUSY, RELEASED, DONE, RUNNING };
+
+/* How long a claimed case, or a walk of a held target, may take before it
+ * counts as hung (target_set_hang): by default past the fuzzers' own
+ * time-outs (libFuzzer's -timeout=20, AFL++'s -t 10000 in fuzz/run-*),
+ * which save the input. */
+#define HANG_NS_DEFAULT 60000000000LL
 
 /*
  * Each word one side writes and the other polls sits alone on its cache
@@ -126,6 +135,8 @@ struct waiter {
 };
 static struct waiter caller_w, target_w;
 static ALONE(_Atomic long long) spin_ns_; /* target_set_spin may change it while a worker is held */
+static ALONE(_Atomic long long) hang_ns_ = {HANG_NS_DEFAULT}; /* read by the handler too */
+#define HANG_NS atomic_load_explicit(&hang_ns_.v, memory_order_relaxed)
 
 /* [handler-safe] Tells side w that the request word moved. */
 static void wake(struct waiter *w)
@@ -217,8 +228,31 @@ static unsigned long long wait_answer(unsigned long long w, long long deadline)
         if (!wait_change(w, deadline)) return 0;
         unsigned long long now = atomic_load(&req.word);
         if (now != claimed) return now;
+        if (w != claimed) {
+            /* Claimed: the handler runs the case on our context, program,
+             * outcome and the fuzzer's input bytes. Giving up now would
+             * leave it using them after we return (freed, or the next
+             * input's); a case that runs on is a hang, for the fuzzer's
+             * own time-out to save. */
+            long long hung = sigsafe_now_ns() + HANG_NS;
+            if (hung > deadline) deadline = hung;
+        }
         w = claimed;
     }
+}
+
+/* Caller side, after a wait that timed out: a case still running in the
+ * handler HANG_NS after its claim has hung there (a walker that blocks, or
+ * loops). Returning would let it go on using the caller's buffers, and
+ * the fuzzer would take the input for one that did not run: stop the
+ * process, so that the fuzzer (which got no answer) keeps the input. */
+static void stop_if_hung(unsigned long long gen)
+{
+    if (atomic_load(&req.word) != word(gen, RUNNING)) return;
+    dprintf(2, "target: a case has run in the handler of thread %d for %lld ms after it was claimed: a hang in "
+               "the code under test; stopping the process so that the input is kept\n",
+            req.tid, HANG_NS / 1000000LL);
+    abort();
 }
 
 /* [handler-safe] Claims the request in `w` (SENT or NEXT) and runs it on
@@ -263,9 +297,11 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
             continue;
         } else if (w == word(gen, BUSY)) {
             walk_pending = 0;
-            /* Leaving mid-walk: the caller's walk races our return. IDLE, so
-             * that it cannot then say HELD for a context that is gone. */
-            if (sigsafe_now_ns() > hard && cas(w, word(gen, IDLE))) {
+            /* The caller walks our stack: leaving would change it under
+             * the walk (faults of a moving stack, filed as the VM's), so
+             * only a walk hung past HANG_NS makes us go. IDLE, so that the
+             * caller cannot then say HELD for a context that is gone. */
+            if (sigsafe_now_ns() > hard + HANG_NS && cas(w, word(gen, IDLE))) {
                 atomic_fetch_add(&n_held_too_long, 1);
                 break;
             }
@@ -281,7 +317,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
             break;
         }
         /* Nothing to do until the caller moves the word, or our own limit. */
-        long long until = w == word(gen, BUSY) ? hard : walk_pending ? hard : leave_at < hard ? leave_at : hard;
+        long long until = w == word(gen, BUSY) ? hard + HANG_NS : walk_pending ? hard : leave_at < hard ? leave_at : hard;
         wait_while(&target_w, &caller_w, &req.word, w, NULL, until, since);
     }
     atomic_store(&holding.v, 0);
@@ -291,10 +327,10 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
     if (atomic_load_explicit(&shared_gap_ns.v, memory_order_relaxed)) syscall(SYS_sched_yield);
 }
 
-/* [handler-safe] */
-static void on_signal(int sig, siginfo_t *si, void *ucv)
+/* [handler-safe] The held target's handler, less the errno it must keep. */
+static void on_signal_run(const siginfo_t *si, void *ucv)
 {
-    (void)sig, (void)si;
+    (void)si;
     const ucontext_t *uc = ucv;
     unsigned long long w = atomic_load(&req.word);
     if (phase_of(w) != SENT || req.tid != threads_gettid() || guard_vm_dying()) {
@@ -335,6 +371,18 @@ static void on_signal(int sig, siginfo_t *si, void *ucv)
     wake_caller();
     hold(gen, uc, self, &img, leave_at, hard, thread_mode);
 }
+
+/* [handler-safe] The futex calls and a caught fault's record writes set
+ * errno, which the interrupted thread may be about to read. */
+static void on_signal(int sig, siginfo_t *si, void *ucv)
+{
+    (void)sig;
+    int saved_errno = errno;
+    on_signal_run(si, ucv);
+    errno = saved_errno;
+}
+
+void target_set_hang(long long ns) { atomic_store(&hang_ns_.v, ns > 0 ? ns : HANG_NS_DEFAULT); }
 
 void target_set_spin(long long spin)
 {
@@ -474,6 +522,7 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
             return TARGET_RAN;
         }
     }
+    stop_if_hung(batch.gen);
     /* Timed out (or a claim was taken back): take the case back, and if it
      * ended meanwhile, release the target anyway. */
     if (!move(next, word(batch.gen, IDLE)) && !move(word(batch.gen, RUNNING), word(batch.gen, IDLE)))
@@ -526,6 +575,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             wait_left();
         }
     }
+    if (rc == TARGET_TIMEOUT) stop_if_hung(gen);
     if (rc == TARGET_TIMEOUT && shared_gap_ns.v) timer_forget(tid);
     /* A handler that has not started yet finds IDLE and leaves it alone. */
     w = atomic_load(&req.word);

@@ -60,13 +60,21 @@ void target_set_spin(long long spin_ns);
  * sleeps and leaves the CPU to the caller. Not handler-safe. */
 void target_set_shared_cpu(long long gap_ns, long long hold_ns);
 
+/* How long a case the target's handler took, or a thread-mode walk of a
+ * held target, may run before it counts as hung (ns; 0: the default, 60 s,
+ * past the fuzzers' own time-outs). A hung case stops the process with a
+ * message: returning would leave the handler using the caller's buffers,
+ * and the fuzzer, which never got an answer, keeps the input. For tests. */
+void target_set_hang(long long ns);
+
 #define TARGET_RAN 0
 #define TARGET_NO_SIGNAL (-1) /* tgkill failed: the thread is gone */
 #define TARGET_TIMEOUT (-2)   /* the target never answered in time */
 
 /* Executes p on thread tid's context in the given mode (enum case_mode).
- * timeout_ns bounds how long the caller waits for the target, and how long
- * the target waits in its handler for a thread-mode walk to end. */
+ * timeout_ns bounds how long the caller waits for the target to take the
+ * case (once taken, it runs to its end, up to the hang bound), and how long
+ * a held target waits in its handler for a thread-mode walk to start. */
 int target_run(int tid, int mode, const struct exec_ctx *cx, const struct case_prog *p,
                struct exec_outcome *out, long long timeout_ns);
 
