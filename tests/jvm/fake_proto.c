@@ -9,8 +9,8 @@
  *    GetMethodLineNumberTable do not check their method;
  *  - Enqueue: NULL -> -5, full -> -6, queue closed or being processed -> -7,
  *    no ownership check (a release build pushes into any thread's queue),
- *    and it answers 1 without queuing when the walk to the first Java frame
- *    fails after the thread check passed, as the prototype's code does;
+ *    2 when the top of the stack is not Java, and 0 without queuing when
+ *    the walk finds no first Java frame, as the last snapshot's code does;
  *  - ResizeQueue takes effect at the end of the next processing round and
  *    drops what is queued then;
  *  - RemoveFrameMark frees the mark: removing it again reads freed memory;
@@ -654,12 +654,21 @@ EXPORT int NAME(Enqueue)(ASGST_Queue *q, void *uc, void *arg)
     if (q->count >= q->capacity) {
         atomic_fetch_add(&q->attempts, 1);
         rc = ASGST_ENQUEUE_FULL_QUEUE;
-    } else if (enqueuable_element(uc, &e) == ASGST_NON_JAVA_TRACE || !near((uintptr_t)e.sp, q->owner_stack)) {
-        rc = ASGST_JAVA_TRACE; /* the prototype's answer when the walk fails after the thread check */
     } else {
-        e.arg = arg;
-        q->elements[q->count++] = e;
-        rc = ASGST_JAVA_TRACE;
+        /* No ownership check: a context on the owner's stack is pushed
+         * from whichever thread calls (thread mode's Enqueue of a held
+         * target); the stand-in's rule for a walk that finds its first
+         * Java frame is an sp near the owner's stack. */
+        int kind = enqueuable_element(uc, &e);
+        if (kind == ASGST_NON_JAVA_TRACE) {
+            rc = kind; /* RunWithIterator's own answer comes back as it is */
+        } else if (!near((uintptr_t)e.sp, q->owner_stack)) {
+            rc = ASGST_NO_FRAME; /* no first Java frame: the prototype answers 0, queuing nothing */
+        } else {
+            e.arg = arg;
+            q->elements[q->count++] = e;
+            rc = ASGST_JAVA_TRACE;
+        }
     }
     expected = Q_BUSY;
     atomic_compare_exchange_strong(&q->state, &expected, Q_OPEN); /* unless deregistered meanwhile */
