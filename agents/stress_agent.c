@@ -6,7 +6,6 @@
  * reports statistics (stderr, and out/summary.json at exit). The options
  * are listed by agent_options.c (`-agentpath:...=help` prints them).
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,7 @@
 #include "agent_config.h"
 #include "corpus_cases.h"
 #include "guard.h"
+#include "inflight.h"
 #include "record.h"
 #include "jvm_regions.h"
 #include "lifecycle.h"
@@ -80,21 +80,6 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
 }
 
 /* A clean exit leaves no crashing input: drop this process's in-flight files. */
-static void remove_inflight_files(void)
-{
-    char prefix[64];
-    snprintf(prefix, sizeof prefix, "inflight-%d-", (int)getpid());
-    DIR *d = opendir(agent_cfg.out);
-    struct dirent *e;
-    while (d && (e = readdir(d)))
-        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
-            char path[600];
-            snprintf(path, sizeof path, "%s/%s", agent_cfg.out, e->d_name);
-            unlink(path);
-        }
-    if (d) closedir(d);
-}
-
 static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     (void)env, (void)jni;
@@ -124,7 +109,7 @@ static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
     }
     snprintf(path, sizeof path, "%s/summary.json", agent_cfg.out);
     if (stats_write_json(path, t, config_line)) fail(path, "cannot write");
-    remove_inflight_files();
+    inflight_remove_all(agent_cfg.out);
 }
 
 static int setup(JavaVM *vm)

@@ -18,6 +18,7 @@
 #include "arch.h"
 #include "feedback.h"
 #include "guard.h"
+#include "inflight.h"
 #include "record.h"
 #include "casefix.h"
 #include "harness.h"
@@ -252,6 +253,10 @@ static void on_worker_start(JNIEnv *jni, const char *name, int index)
     const struct thread_info *self = threads_find(threads_gettid());
     int slot = self ? threads_slot(self) : -1;
     void *arg = (void *)(intptr_t)(slot + 1);
+    /* Every case it runs is on disk before the call: a VM that dies of
+     * one unprotected (or while writing its report) leaves the input
+     * beside its hs_err, whatever the fuzzer manages to save. */
+    inflight_open(h.cfg.out); /* says why on stderr when it cannot */
     ASGST_Queue *q = lc_register_queue(h.api, jni, QUEUE_SIZE, on_queue_element, arg);
     atomic_store(&h.queue[index], q);
     qops_thread_start(slot, q, on_queue_element, arg, QUEUE_SIZE);
@@ -270,7 +275,12 @@ static void on_worker_end(JNIEnv *jni, const char *name, int index)
     if (current) q = current; /* a reregister qop replaced it */
     lc_remove_frame_mark(h.api, mark);
     lc_deregister_queue(h.api, jni, q);
+    inflight_close(0);
 }
+
+/* A normal exit removes the in-flight files (the fuzzer thread's own, for
+ * its thread-mode walks, and the workers'); a crash leaves them for triage. */
+static void remove_inflight(void) { inflight_remove_all(h.cfg.out); }
 
 static int live_workers(void)
 {
@@ -446,6 +456,8 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (mkdirs(h.cfg.out)) return errorf(err, errlen, "cannot create %s: %s", h.cfg.out, strerror(errno));
     if (record_note_sysroot(h.cfg.out))
         return errorf(err, errlen, "cannot write %s/sysroot: %s", h.cfg.out, strerror(errno));
+    inflight_open(h.cfg.out); /* says why on stderr when it cannot */
+    atexit(remove_inflight);
 
     JNIEnv *env;
     if (create_vm(&env, err, errlen)) return -1;

@@ -1,4 +1,5 @@
 /* Per-thread in-flight case file (see inflight.h). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
@@ -74,4 +75,19 @@ void inflight_close(int keep)
     atomic_signal_fence(memory_order_seq_cst);
     munmap(m, FILE_SIZE);
     if (!keep) unlink(path_of_map);
+}
+
+void inflight_remove_all(const char *dir)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "inflight-%d-", (int)getpid());
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            char path[600];
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+        }
+    if (d) closedir(d);
 }

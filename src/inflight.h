@@ -22,5 +22,9 @@ int inflight_open(const char *dir);
 void inflight_store(const uint8_t *bytes, size_t len);
 /* Unmaps; removes the file unless keep. Not handler-safe. */
 void inflight_close(int keep);
+/* At a clean end: removes every in-flight file of this process in dir,
+ * those of threads still running included (their stores then go to an
+ * unlinked file). Not handler-safe. */
+void inflight_remove_all(const char *dir);
 
 #endif

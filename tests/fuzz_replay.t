@@ -25,6 +25,16 @@ ok $? "replay names the VM it ran on ($vmver; $(grep -o 'VM [^,]*' "$d/planted.e
 ASGF_TEST_PLANT=0x10 fuzz/replay --fail-on-fault --record-dir "$d/rec2" "$repro" > /dev/null 2>&1
 [ $? -eq 1 ]; ok $? "replay --fail-on-fault: exit 1 when a fault reproduced"
 
+# Unprotected, the planted fault kills the VM: the case that was running is
+# on disk before the call (the worker's in-flight file), so triage finds it
+# beside the hs_err, whatever the fuzzer driving the harness saves.
+ASGF_TEST_PLANT=0x10 ASGF_PROTECT=0 fuzz/replay -n 5 --record-dir "$d/dead" "$repro" > "$d/dead.out" 2>&1
+rc=$?
+crash-triage/triage --no-symbolize --out "$d/dead-t" "$d/dead" > "$d/dead-t.out" 2>&1
+case=$(ls "$d"/dead-t/buckets/*/cases/*.case 2>/dev/null | head -1)
+[ $rc -ne 0 ] && ls "$d"/dead/hs_err_pid*.log > /dev/null 2>&1 && [ -n "$case" ] && cmp -s "$case" "$repro"
+ok $? "replay, unprotected: the VM dies, and triage pairs its hs_err with the in-flight case, the input itself (exit $rc; $(ls "$d/dead" | tr '\n' ' '))"
+
 fuzz/replay -n 3 --record-dir "$d/rec3" "$BUILD/fuzz/seeds" corpus/seeds/00-signal-plain.txt > "$d/seeds.out" 2>&1
 rc=$?
 nseeds=$(ls "$BUILD"/fuzz/seeds | wc -l); ncases=$(grep -c '^case ' "$d/seeds.out")
