@@ -126,4 +126,22 @@ print(bad or 'all %d names as expected' % len(cases))
 sys.exit(1 if bad else 0)
 EOF
 ok $? "function names normalize to one name per function ($(tail -1 "$d/names.out" | cut -c1-300))"
+# --- a file cut short: its last, cut line names nothing ------------------------
+python3 - >"$d/cut.out" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import testdata, parse_hserr, parse_fragment
+_, b = testdata.split(open('crash-triage/testdata/hs_err-17-getpc-1', 'rb').read())
+text = b.decode()
+cut = text[:text.index('AsyncGetCallTrace+0x185') + 8]   # "AsyncGet", cut
+bad = []
+for name, parse in (('hs_err', parse_hserr.parse), ('fragment', parse_fragment.parse)):
+    rep = parse(cut.encode(), 'x')
+    names = [f.function or '' for f in rep.frames]
+    if any(n.startswith('AsyncGet') and n != 'AsyncGetCallTrace' for n in names) or 'truncated' not in rep.flags and name == 'hs_err':
+        bad.append((name, names, rep.flags))
+print(bad or 'the cut line is not a frame: %s' % names)
+sys.exit(1 if bad else 0)
+EOF
+ok $? "an hs_err cut inside a frame line: the cut name is no frame ($(tail -1 "$d/cut.out" | cut -c1-200))"
 tap_done
