@@ -46,6 +46,10 @@ $T -q --out "$tmp/out" --known "$tmp/known-some" --fail-on-new "$tmp/tree" >/dev
 ok $([ $? = 1 ] && echo 0 || echo 1) "--fail-on-new with a new bucket: exit 1"
 $T -q --out "$tmp/out" --known "$tmp/known-all" --fail-on-new "$tmp/tree" >/dev/null 2>&1
 ok $? "--fail-on-new with every bucket known: exit 0"
+# The same list typed by hand: signatures in upper case, comments after a tab.
+{ echo "# all of them"; printf '%s\n' "$sigs" | tr 'a-f' 'A-F' | sed 's/$/\t# by hand/'; } >"$tmp/known-typed"
+$T -q --out "$tmp/out" --known "$tmp/known-typed" --fail-on-new "$tmp/tree" >"$tmp/k-typed" 2>&1
+ok $? "--known: upper-case signatures and tab-separated comments match as typed ($(tail -1 "$tmp/k-typed" | cut -c1-120))"
 $T -q --out "$tmp/out" --known "$tmp/nope" "$tmp/tree" >/dev/null 2>&1
 ok $([ $? = 2 ] && echo 0 || echo 1) "missing --known file: exit 2"
 

@@ -36,9 +36,9 @@ def load_known(path, rules=None, warn=None):
             if not s or s.startswith('#'):
                 continue
             comment = None
-            if ' #' in s:                      # trailing comment
-                s, comment = s.split(' #', 1)
-                s, comment = s.rstrip(), comment.strip()
+            m = re.search(r'\s#', s)           # trailing comment, after a space or a tab
+            if m:
+                s, comment = s[:m.start()].rstrip(), s[m.end():].strip()
             where = '%s line %d' % (path, lineno)
             if HEX_RE.match(s) and digits and len(s) != digits and ' ' not in s:
                 raise KnownError('%s: %r looks like a signature but has %d hex digits, not %d'
@@ -53,7 +53,8 @@ def load_known(path, rules=None, warn=None):
                 if want.lower() != s.lower():
                     warn('%s: signature %s is not that of its title (%s under these rules '
                          'and --top): made with other rules?' % (where, s, want))
-            known.add(s)
+            # Signatures are lower-case hex; one typed in upper case names the same bucket.
+            known.add(s.lower() if HEX_RE.match(s) else s)
     return known
 
 
