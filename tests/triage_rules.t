@@ -144,4 +144,19 @@ print(bad or 'the cut line is not a frame: %s' % names)
 sys.exit(1 if bad else 0)
 EOF
 ok $? "an hs_err cut inside a frame line: the cut name is no frame ($(tail -1 "$d/cut.out" | cut -c1-200))"
+# --- no native stack: the VM's problematic frame titles, not the workload's Java frames
+python3 - >"$d/nonative.out" 2>&1 <<'EOF'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import testdata, parse_hserr, parse_fragment, signature
+R = signature.Rules.load()
+_, b = testdata.split(open('crash-triage/testdata/hs_err-17-agct-frames-1', 'rb').read())
+text = b.decode()
+i = text.index('Native frames:')
+cut = text[:i] + '[error occurred during error reporting (printing native stack), id 0xb]' + text[text.index('\n\n', i):]
+titles = [R.title(parse(cut.encode(), 'x'))[0] for parse in (parse_hserr.parse, parse_fragment.parse)]
+print(titles)
+sys.exit(0 if all(t == 'SIGSEGV in forte_fill_call_trace_given_top' for t in titles) else 1)
+EOF
+ok $? "an hs_err whose native stack did not print: titled by the VM's problematic frame ($(tail -1 "$d/nonative.out" | cut -c1-200))"
 tap_done

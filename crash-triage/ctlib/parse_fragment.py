@@ -157,9 +157,10 @@ def parse(data, path):
     rep.extra['fragment'] = True
     rep.flag('fragment')
     header, signal, regs = _header_fields(lines, rep)
+    vm_problematic = 'problematic' in found and found['problematic'].kind in ('V', 'C')
     if 'native' in found:
         rep.frames, notes = found['native']
-    elif 'java' in found:
+    elif 'java' in found and not vm_problematic:  # else the VM's frame: see parse_hserr
         rep.frames, notes = found['java']
         rep.flag('java-frames-only')
     else:

@@ -188,12 +188,15 @@ def parse(data, path):
             continue
         i += 1
 
+    vm_problematic = problematic is not None and problematic.kind in ('V', 'C')
     if native:
         rep.frames = native
-    elif java:
+    elif java and not vm_problematic:
         rep.frames = java
         rep.flag('java-frames-only')
     elif problematic:
+        # The VM's own frame says where it died; the Java frames are whatever the
+        # workload was doing, and would title one bug by many methods.
         rep.frames = [problematic]
         rep.flag('problematic-frame-only')
     if not saw_native and 'truncated' not in rep.flags:
