@@ -25,7 +25,7 @@
 #include "sigsafe.h"
 
 #define SAMPLE_SIGNAL SIGPROF
-#define HOLD_TIMEOUT_NS 20000000LL /* mode=thread: longest a target is held */
+#define HOLD_TIMEOUT_NS 20000000LL /* mode=thread: longest wait for a target to be held; a walk begun runs to its end */
 
 static const struct agent_config *cfg;
 static const struct api *api;
