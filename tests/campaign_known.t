@@ -29,13 +29,29 @@ out=$(find_in "$d/none")
 [ "$(echo "$out" | head -1)" = - ] && echo "$out" | grep -q "no known list ships for this VM (java.vm.version $version" && echo "$out" | grep -q "lists for 99.0.0"
 ok $? "no list: said plainly, with the VMs there are lists for ($(echo "$out" | tail -1 | cut -c1-90)...)"
 
-# Every shipped list is a valid --known list with a header that names its build.
+# Every shipped list is a valid --known list with a header that names its build,
+# and says whether it was made with libjvm's debug info; and every signature in
+# it is still its title's under today's rules (triage warns otherwise).
 bad=""
 for f in ci/known/*.known; do
   grep -q '^# vm-version: ' "$f" && grep -q '^# libjvm-build-id: [0-9a-f]\{40\}$' "$f" &&
-    crash-triage/triage --known "$f" --out "$d/t-$(basename "$f")" "$d/none" > /dev/null 2>&1 || bad="$bad $f"
+    grep -q '^# debug-info: \(yes\|no\)$' "$f" &&
+    crash-triage/triage --known "$f" --out "$d/t-$(basename "$f")" "$d/none" > /dev/null 2> "$d/t.err" &&
+    ! grep -qi 'warn\|not that of its title' "$d/t.err" || bad="$bad $f"
 done
-[ -z "$bad" ]; ok $? "the shipped lists have their header and load as --known lists${bad:+ (not:$bad)}"
+[ -z "$bad" ]; ok $? "the shipped lists have their header, load as --known lists, and no title disagrees with its signature${bad:+ (not:$bad)}"
+
+# A list made with libjvm's debug info meets a host without it (or the other way
+# round): titles naming inlined functions differ, and the list says so.
+here=$(python3 -c 'import sys; sys.path.insert(0, "ci"); from cilib import known; print(known.debug_info(sys.argv[1]))' "$JAVA_HOME")
+other=$([ "$here" = yes ] && echo no || echo yes)
+mkdir -p "$d/dbg"
+printf '# vm-version: x\n# libjvm-build-id: %s\n# debug-info: %s\n\nSIGSEGV in x\n' "$build_id" "$other" > "$d/dbg/a.known"
+out=$(find_in "$d/dbg")
+echo "$out" | grep -q "WARNING: the list was made with$([ "$other" = no ] && echo out) libjvm's debug info"
+ok $? "a list made $([ "$other" = yes ] && echo with || echo without) debug info on a host $([ "$here" = yes ] && echo with || echo without): said with the list ($(echo "$out" | tail -1 | cut -c1-160))"
+printf '# vm-version: x\n# libjvm-build-id: %s\n# debug-info: %s\n\nSIGSEGV in x\n' "$build_id" "$here" > "$d/dbg/a.known"
+! find_in "$d/dbg" | grep -q WARNING; ok $? "... and nothing said when they agree"
 
 # ci/premerge says which list it uses; --known /dev/null is a list with nothing in it.
 ci/premerge --budget 0 --out "$d/pm" --no-build > "$d/pm.log" 2>&1

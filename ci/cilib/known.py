@@ -8,8 +8,12 @@ new 0". A list names its build in header comments:
     # libjvm-build-id: 4f1c...
 
 and matches a JDK whose libjvm has that GNU build-id or, failing that, whose
-java.vm.version is that string (a rebuild of the same source). The rest of
-the file is a --known list: one signature or exact title per line."""
+java.vm.version is that string (a rebuild of the same source). A third
+header, `# debug-info: yes|no`, says whether libjvm's line tables were there
+when the list was made: with them triage names inlined functions, and so
+titles (and signatures) differ from those a host without them gives; a
+mismatch is said with the list. The rest of the file is a --known list: one
+signature or exact title per line."""
 import glob
 import os
 import re
@@ -19,9 +23,9 @@ import sys
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KNOWN_DIR = os.path.join(HERE, 'known')
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'crash-triage'))
-from ctlib.symbolize import elf_build_id  # noqa: E402
+from ctlib.symbolize import elf_build_id, has_line_tables  # noqa: E402
 
-HEADER = re.compile(r'^#\s*(vm-version|libjvm-build-id):\s*(\S+)\s*$')
+HEADER = re.compile(r'^#\s*(vm-version|libjvm-build-id|debug-info):\s*(\S+)\s*$')
 
 
 def vm_identity(java_home):
@@ -36,6 +40,24 @@ def vm_identity(java_home):
         pass
     libjvm = os.path.join(java_home, 'lib', 'server', 'libjvm.so')
     return version, elf_build_id(libjvm) if os.path.exists(libjvm) else None
+
+
+def debug_info(java_home):
+    """'yes' when triage on this host can see libjvm's inlined functions, else 'no'."""
+    return 'yes' if has_line_tables(os.path.join(java_home, 'lib', 'server', 'libjvm.so')) else 'no'
+
+
+def debug_note(path, java_home):
+    """What a list made with (or without) libjvm's debug info means on this host, or ''."""
+    made, here = headers(path).get('debug-info'), debug_info(java_home)
+    if made not in ('yes', 'no') or made == here:
+        return ''
+    if made == 'yes':
+        return ('; WARNING: the list was made with libjvm\'s debug info and this host has none, so titles '
+                'that name inlined functions differ and those known bugs will count as new: install the '
+                'JDK\'s debug symbols (Debian: its -dbg package, as make deps does)')
+    return ('; WARNING: the list was made without libjvm\'s debug info and this host has it, so titles '
+            'name inlined functions the list does not and those known bugs will count as new')
 
 
 def headers(path):
@@ -63,14 +85,15 @@ def find(java_home, directory=KNOWN_DIR):
     for path in sorted(glob.glob(os.path.join(directory, '*.known'))):
         h = headers(path)
         if build_id and h.get('libjvm-build-id') == build_id:
-            return path, 'known list %s (libjvm build-id %s)' % (_show(path), build_id)
+            return path, 'known list %s (libjvm build-id %s)%s' % (_show(path), build_id, debug_note(path, java_home))
         if version and h.get('vm-version') == version and not by_version:
             by_version = path
     if by_version:
         return by_version, ('known list %s (java.vm.version %s; its build-id %s is not this libjvm\'s %s: '
-                            'the same version, another build)' % (
+                            'the same version, another build)%s' % (
                                 _show(by_version), version,
-                                headers(by_version).get('libjvm-build-id', '?'), build_id or '?'))
+                                headers(by_version).get('libjvm-build-id', '?'), build_id or '?',
+                                debug_note(by_version, java_home)))
     return None, ('no known list ships for this VM (java.vm.version %s, libjvm build-id %s): every bucket '
                   'counts as new; ci/known/ has lists for %s' % (
                       version or '?', build_id or '?',

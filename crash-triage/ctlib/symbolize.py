@@ -52,6 +52,54 @@ def elf_build_id(path):
     return None
 
 
+def elf_section_names(path):
+    """Section names of an ELF64 little-endian file, or an empty set."""
+    try:
+        with open(path, 'rb') as f:
+            ident = f.read(64)
+            if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
+                return set()
+            shoff, = struct.unpack_from('<Q', ident, 0x28)
+            shentsize, shnum, shstrndx = struct.unpack_from('<HHH', ident, 0x3a)
+            if shentsize < 64 or shnum == 0 or shnum > 4096 or shstrndx >= shnum:
+                return set()
+            f.seek(shoff)
+            table = f.read(shentsize * shnum)
+            str_off, str_size = struct.unpack_from('<QQ', table, shstrndx * shentsize + 0x18)
+            if str_size > 1 << 20:
+                return set()
+            f.seek(str_off)
+            strings = f.read(str_size)
+            names = set()
+            for i in range(shnum):
+                at, = struct.unpack_from('<I', table, i * shentsize)
+                names.add(strings[at:strings.find(b'\0', at)].decode('ascii', 'replace'))
+            return names
+    except (OSError, struct.error):
+        return set()
+
+
+def has_line_tables(path):
+    """Whether addr2line can name inlined functions in this module: DWARF line tables in
+    the file itself, or in its debug file by build-id (a Debian -dbg package), looked for
+    under every directory above it too (a JDK run in a root of another release keeps
+    its -dbg files there)."""
+    if '.debug_line' in elf_section_names(path):
+        return True
+    bid = elf_build_id(path)
+    if not bid:
+        return False
+    rel = os.path.join('usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
+    d = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.isfile(os.path.join(d, rel)):
+            return True
+        up = os.path.dirname(d)
+        if up == d:
+            return False
+        d = up
+
+
 class Symbolizer:
     def __init__(self, cache_path=None, addr2line=None, expand_inline=True):
         self.cache_path = cache_path
