@@ -317,6 +317,19 @@ ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-triage" >"$d/kl3.out" 2>&1;
 [ $rc1 = 2 ] && grep -q "holds no triage report" "$d/kl1.out" && [ $rc2 = 2 ] && grep -q "no-dir is not a writable" "$d/kl2.out" &&
   [ $rc3 = 0 ] && grep -q '^0123456789ab  # SIGSEGV in f$' "$d/kl3.out"
 ok $? "known-list: no report under --from and a bad -o are exit 2; a triage --out is read ($rc1 $rc2 $rc3)"
+# ... a report.json that is not a triage report (cut, a list, a bucket without a title) is
+# exit 2 naming the file, never a traceback; the shallower unwinds folded into a bucket
+# are listed with it, and the header says whether libjvm's debug info was there.
+bad=""
+for body in '{"buckets": [' '[1, 2]' '{"buckets": [{"signature": "0123456789ab"}]}'; do
+  mkdir -p "$d/kl-bad"; printf '%s\n' "$body" >"$d/kl-bad/report.json"
+  ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-bad" >"$d/kl4.out" 2>&1; rc=$?
+  { [ $rc = 2 ] && grep -q "^known-list: $d/kl-bad/report.json: " "$d/kl4.out" && ! grep -q Traceback "$d/kl4.out"; } || bad="$bad [$body: $rc]"
+done
+printf '{"buckets": [{"signature": "0123456789ab", "title": "SIGSEGV in f < g", "module": "libjvm.so", "folded": [{"signature": "ba9876543210", "title": "SIGSEGV in f"}]}]}\n' >"$d/kl-triage/report.json"
+ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-triage" >"$d/kl5.out" 2>&1
+[ -z "$bad" ] && grep -q '^ba9876543210  # SIGSEGV in f$' "$d/kl5.out" && grep -q '^# debug-info: \(yes\|no\)$' "$d/kl5.out"
+ok $? "known-list: a bad report.json is exit 2 naming it${bad:+ (not:$bad)}; folded signatures and the debug-info header are written"
 
 # premerge: an unusable JAVA_HOME is exit 3 (nothing tested), with JUnit saying why.
 ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?
