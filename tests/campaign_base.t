@@ -106,6 +106,18 @@ ci/premerge --preset "$d/base.preset" --base "$d/patched" --java-home "$d/patche
   --out "$d/pair" --no-build -q -j 2 >"$d/pair1.out" 2>&1; rc=$?
 grep -q '(0 new, 0 pre-existing, 0 gone, [1-9][0-9]* shared)' "$d/pair1.out"
 ok $(( rc != 0 || $? != 0 )) "the stand-in build on both sides: its bug is shared, exit 0 ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/pair1.out"))"
+# An oracle mismatch met only on the patched build fails the pair only with
+# --mismatch-fails, as it does a single build (a record put into a patched job).
+att=$(dirname "$(find "$d/pair/patched/results/jobs" -name cmd | head -1)")
+printf 'ASGF-RECORD 1\npid: 99\ntid: 99\nthread: t\ntime_ns: 1\nbackend: agct\nentry: AsyncGetCallTrace\nmode: oracle\nkey: 00000000000000aa\nmismatch: wrong-oldest\nat: 1\nmethod: LFoo;.bar()V\nwhy: planted by the test\nEND\n' > "$att/record-99-99-0.txt"
+rm -rf "$d/pair/patched/triage"
+ci/premerge --report-only --out "$d/pair" --confirm 0 -q >"$d/mm1.out" 2>&1; rc=$?
+grep -q 'oracle mismatch bucket(s) only on the patched build, not failing without --mismatch-fails' "$d/mm1.out" && grep -q '(0 new,' "$d/mm1.out"
+ok $(( rc != 0 || $? != 0 )) "base vs patched: a patched-only oracle mismatch does not fail without --mismatch-fails ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/mm1.out"))"
+ci/premerge --report-only --out "$d/pair" --confirm 0 --mismatch-fails -q >"$d/mm2.out" 2>&1; rc=$?
+grep -q '(1 new,' "$d/mm2.out"
+ok $(( rc != 1 || $? != 0 )) "... and with --mismatch-fails it is new, exit 1 ($rc)"
+rm -f "$att/record-99-99-0.txt"; rm -rf "$d/pair/patched/triage"
 find "$d/pair/base/results" \( -name 'record-*' -o -name 'faults-*' -o -name 'hs_err*' \) -delete
 rm -rf "$d/pair/base/triage"
 ci/premerge --report-only --out "$d/pair" --confirm 1 -q >"$d/pair2.out" 2>&1; rc=$?

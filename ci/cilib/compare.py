@@ -124,6 +124,12 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     base_home, java_home = homes['base'], homes['patched']
     bs = {side: buckets_of(docs.get(side, {})) for side in SIDES}
     new, gone, shared = classify(bs['base'], bs['patched'])
+    mismatch = []
+    if not getattr(args, 'mismatch_fails', False):
+        # As for one build (ci/premerge): the oracle's false-positive rate is not yet shown
+        # to be zero, and a mismatch bucket has no case to run again on the base build.
+        mismatch = [r for r in new if r[1].startswith('MISMATCH-')]
+        new = [r for r in new if r not in mismatch]
     short = {s: shortfall(docs.get(s) or {}, codes.get(s, 'not started')) for s in SIDES}
     not_run = [s for s in SIDES if short[s]]
     tried = {}
@@ -147,7 +153,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     steps = {r[0]: repro_steps(out, r[0], java_home, sources) for r in new}
     suites = []
     for name, rows, fail in (('new', new, True), ('pre-existing', before, False), ('gone', gone, False),
-                             ('shared', shared, False)):
+                             ('shared', shared, False), ('mismatch', mismatch, False)):
         suite = junit.Suite('premerge.%s-buckets' % name, properties={
             'base': base_home, 'patched': java_home, 'seed': str(seed), 'budget_each': hms(budget)})
         for sig, title, nb, np_ in rows:
@@ -171,12 +177,16 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
     code = EXIT_NEW if new else (EXIT_NOT_RUN if not_run else EXIT_OK)
     label = {EXIT_OK: 'passed: nothing new on the patched build', EXIT_NEW: 'FAILED: new buckets on the patched build',
              EXIT_NOT_RUN: 'could not run completely'}[code]
-    for name, rows in (('NEW', new), ('pre-existing', before), ('gone', gone), ('shared', shared)):
+    for name, rows in (('NEW', new), ('pre-existing', before), ('gone', gone), ('shared', shared),
+                       ('mismatch', mismatch)):
         for sig, title, nb, np_ in rows:
             print('premerge: %-12s %s  base %5d  patched %5d  %s%s' % (
                 name, sig, nb, np_, title, '  [%s]' % how(sig) if how(sig) else ''))
             for label_, text in steps.get(sig, []) if name == 'NEW' else []:
                 print('  %s: %s' % (label_, text))
+    if mismatch:
+        print('premerge: %d oracle mismatch bucket(s) only on the patched build, not failing without '
+              '--mismatch-fails' % len(mismatch))
     print('premerge: %s (%d new, %d pre-existing, %d gone, %d shared)%s; reports %s %s' % (
         label, len(new), len(before), len(gone), len(shared),
         ' - %s side: %s' % (not_run[0], short[not_run[0]]) if not_run and not new else '',
@@ -194,6 +204,7 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
                 for sig, t, nb, np_ in new],
         'sides': {'new': [row(r) for r in new], 'pre-existing': [row(r) for r in before],
                   'gone': [row(r) for r in gone], 'shared': [row(r) for r in shared],
+                  'mismatch': [row(r) for r in mismatch],
                   'base_report': os.path.join('base', 'report.html'),
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
