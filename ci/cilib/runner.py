@@ -557,6 +557,12 @@ class Campaign:
             argv += ['--known', self.cfg['known']]
         return argv + [self.path('results')]
 
+    def triage_env(self):
+        """Triage replays fuzzer artifacts with fuzz/replay, which runs JAVA_HOME's VM: the
+        campaign's, not whatever the caller's environment names (under --base, one side's
+        artifacts would otherwise replay on the other build)."""
+        return dict(os.environ, JAVA_HOME=self.cfg['java_home']) if self.cfg.get('java_home') else None
+
     def _triage_tick(self, now, final):
         p = self.triage_proc
         if p is not None and p.poll() is not None:
@@ -573,7 +579,8 @@ class Campaign:
         if self.triage_proc is None and self.next_triage is not None and now >= self.next_triage and not final:
             log = open(self.path('triage.log'), 'ab')
             self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL, preexec_fn=_idle_priority)
+                                                stdin=subprocess.DEVNULL, preexec_fn=_idle_priority,
+                                                env=self.triage_env())
             log.close()
 
     def _after(self, now):
@@ -615,7 +622,8 @@ class Campaign:
             return 130               # a signal while finishing: the buckets stay as the last triage left them
         with open(self.path('triage.log'), 'ab') as log:
             # kept in triage_proc, so that a signal now stops it (_on_signal_late)
-            self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT)
+            self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
+                                                env=self.triage_env())
             rc = self.triage_proc.wait()
         self.triage_proc = None
         self.buckets = self._bucket_counts()
