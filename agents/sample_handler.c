@@ -108,7 +108,9 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
     (void)sig, (void)si;
     int saved_errno = errno;
     const struct thread_info *self = guard_vm_dying() ? NULL : threads_find(threads_gettid());
-    if (self) {
+    /* Past VMDeath the gate is closed: a per-thread timer still firing then
+     * must not walk a VM that is going away. */
+    if (self && gate_enter()) {
         int slot = threads_slot(self);
         struct tstate *ts = &tstates[slot];
         if (ts->has_timer) {
@@ -124,6 +126,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         exec_case(&cx, &p, uc, self, &out);
         if (cfg->oracle) oracle_check_walk(api, &p, &out, ts->frames, ts->bytes, len, self->tid);
         sample_note(slot, &out);
+        gate_leave();
     }
     errno = saved_errno;
 }
