@@ -203,6 +203,7 @@ static struct {
     _Atomic int fd1;     /* the fd + 1; 0 while the claiming thread opens it */
 } count_fds[COUNT_FDS];
 
+/* [handler-safe] */
 static int count_open(const char *path) { return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644); }
 
 /* [handler-safe] An fd appending to path; *keep is set when it is cached
@@ -445,6 +446,41 @@ void record_head(struct sbuf *b, int tid, const char *thread, const char *backen
     }
 }
 
+/* [handler-safe] Writes n bytes as path_out (a name in dir, dir_len long)
+ * under a dot name first, renamed when whole: a reader never sees a partial
+ * or empty record, and a failed write leaves nothing behind (path_out is
+ * then cleared). 0 or -1. */
+static int publish(const char *dir, size_t dir_len, char *path_out, const char *p, size_t n)
+{
+    char tmp[512];
+    struct sbuf tp = {tmp, 0, sizeof tmp};
+    sb_str(&tp, dir);
+    sb_str(&tp, "/.");
+    sb_str(&tp, path_out + dir_len + 1);
+    sb_str(&tp, ".tmp");
+    if (tp.len + 1 >= tp.cap) {
+        path_out[0] = 0;
+        return -1;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        write_failed(dir, errno);
+        path_out[0] = 0;
+        return -1;
+    }
+    int bad = write_full(fd, p, n);
+    int err = errno;
+    if (close(fd) && !bad) bad = -1, err = errno;
+    if (bad || rename(tmp, path_out)) {
+        if (!bad) err = errno;
+        unlink(tmp);
+        write_failed(dir, err);
+        path_out[0] = 0;
+        return -1;
+    }
+    return 0;
+}
+
 static int record_write(const struct record_info *ri, unsigned seq, uint64_t key, const uintptr_t *pcs, int n)
 {
     struct sbuf b = {ri->buf, 0, ri->buf_len};
@@ -499,35 +535,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
         ri->path_out[0] = 0;
         return -1;
     }
-    /* Written under a dot name, renamed when whole: a reader never sees a
-     * partial or empty record, and a failed write leaves nothing behind. */
-    char tmp[512];
-    struct sbuf tp = {tmp, 0, sizeof tmp};
-    sb_str(&tp, ri->dir);
-    sb_str(&tp, "/.");
-    sb_str(&tp, ri->path_out + dir_len + 1);
-    sb_str(&tp, ".tmp");
-    if (tp.len + 1 >= tp.cap) {
-        ri->path_out[0] = 0;
-        return -1;
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        write_failed(ri->dir, errno);
-        ri->path_out[0] = 0;
-        return -1;
-    }
-    int bad = write_full(fd, b.p, b.len);
-    int err = errno;
-    if (close(fd) && !bad) bad = -1, err = errno;
-    if (bad || rename(tmp, ri->path_out)) {
-        if (!bad) err = errno;
-        unlink(tmp);
-        write_failed(ri->dir, err);
-        ri->path_out[0] = 0;
-        return -1;
-    }
-    return 0;
+    return publish(ri->dir, dir_len, ri->path_out, b.p, b.len);
 }
 
 enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,
@@ -546,12 +554,9 @@ enum record_result record_text(const char *dir, uint64_t key, const char *text, 
     sb_chr(&path, '-');
     sb_dec(&path, atomic_fetch_add(&record_seq, 1));
     sb_str(&path, ".txt");
-    int fd = path.len + 1 < path.cap ? open(path_out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    if (fd < 0) {
+    if (path.len + 1 >= path.cap) {
         path_out[0] = 0;
         return RECORD_FAILED;
     }
-    sigsafe_write_all(fd, text, len);
-    close(fd);
-    return RECORD_WRITTEN;
+    return publish(dir, strlen(dir), path_out, text, len) ? RECORD_FAILED : RECORD_WRITTEN;
 }
