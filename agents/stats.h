@@ -28,7 +28,7 @@ void stats_set_start(long long ns);
  * the backend (queue mode: Enqueue answers ASGST codes). Set once at start. */
 void stats_set_code_names(const struct api *api, int codes_are_asgst);
 
-/* [handler-safe] */
+/* [handler-safe] both */
 void stats_interval(long long ns);
 void stats_outcome(const struct exec_outcome *o);
 

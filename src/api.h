@@ -51,7 +51,7 @@ struct api {
     int (*get_enqueuable_element)(void *ucontext, ASGST_QueueElement *element);   /* [handler-safe] */
     ASGST_QueueElement *(*get_queue_element)(ASGST_Queue *queue, int n);          /* [handler-safe] */
     ASGST_QueueSizeInfo (*get_queue_size_info)(ASGST_Queue *queue);              /* [handler-safe] */
-    void (*resize_queue)(ASGST_Queue *queue, int size);
+    void (*resize_queue)(ASGST_Queue *queue, int size);                            /* [handler-safe] */
     void (*set_on_queue_processing_start)(ASGST_Queue *queue, int options, bool offer_iterator,
                                           ASGST_QueueProcessingHandler h, void *arg);
     void (*set_on_queue_processing_end)(ASGST_Queue *queue, int options, bool offer_iterator,

@@ -163,6 +163,7 @@ static int thread_state(void) { return threads_find(threads_gettid()) ? JVMTI_TH
 
 static int capabilities(void) { return 0; }
 
+/* [handler-safe] */
 static void copy_out(char *dst, jint *len, const char *src)
 {
     if (!dst || !len || *len <= 0) return;

@@ -199,6 +199,7 @@ size_t case_encoded_size(const struct case_prog *p);
  * hold when some did not fit: what runs is then what a crash record keeps. */
 size_t case_encode_kept(struct case_prog *p, uint8_t out[CASE_MAX_SIZE]);
 
+/* The name and code tables below are [handler-safe]: constant lookups. */
 const char *case_entry_name(int entry);
 const char *case_mode_name(int mode);
 const char *case_kind_name(int kind);

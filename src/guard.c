@@ -219,6 +219,7 @@ int guard_install(const char *dir, const char **why)
     return 0;
 }
 
+/* [handler-safe] */
 static struct slot *claim(int tid)
 {
     for (int k = 0; k < SLOTS; k++) {

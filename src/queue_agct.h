@@ -31,7 +31,7 @@ int queue_agct_enqueue(ASGST_Queue *queue, void *ucontext, void *arg);          
 int queue_agct_get_enqueuable_element(void *ucontext, ASGST_QueueElement *element);     /* [handler-safe] */
 ASGST_QueueElement *queue_agct_get_element(ASGST_Queue *queue, int n);                  /* [handler-safe] */
 ASGST_QueueSizeInfo queue_agct_get_size_info(ASGST_Queue *queue);                      /* [handler-safe] */
-void queue_agct_resize(ASGST_Queue *queue, int size);
+void queue_agct_resize(ASGST_Queue *queue, int size);                                   /* [handler-safe] */
 void queue_agct_set_on_start(ASGST_Queue *queue, int options, bool offer_iterator, ASGST_QueueProcessingHandler h,
                              void *arg);
 void queue_agct_set_on_end(ASGST_Queue *queue, int options, bool offer_iterator, ASGST_QueueProcessingHandler h,

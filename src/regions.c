@@ -33,6 +33,7 @@ static _Atomic int active = -1;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic uintptr_t heap_hint;
 
+/* [handler-safe] */
 static const struct snapshot *current(void)
 {
     int i = atomic_load_explicit(&active, memory_order_acquire);
@@ -115,6 +116,7 @@ int regions_refresh(void)
 
 void regions_set_heap_hint(uintptr_t addr) { atomic_store(&heap_hint, addr); }
 
+/* [handler-safe] */
 static const struct map *find(const struct snapshot *s, uintptr_t addr)
 {
     int lo = 0, hi = s->n - 1;
