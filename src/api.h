@@ -100,9 +100,9 @@ void api_report(const struct api *api, int fd);
 /* Backends; each returns NULL and sets *why when it cannot run here. */
 const struct api *api_asgst_bind(const char **why);
 const struct api *api_agct_bind(const char **why);
-/* The reason api_asgst_bind gives when neither prefix is exported at all
- * (a stock JDK), as opposed to a prototype build it refuses. */
-extern const char api_asgst_no_symbols[];
+/* Whether the running libjvm exports RunWithIterator under either prefix:
+ * a prototype build, bound or not. Not handler-safe (dlsym). */
+int api_asgst_exported(void);
 
 /* asgst binding detail for api_report and tests: entry point i (enum
  * asgst_entry_point) by name, whether it was found, whether the header

@@ -123,8 +123,7 @@ static int zero_capabilities(void) { return 0; }
  * without offerIterator, GetQueueElement returning the element by value, a
  * one-argument RegisterClassUnloadHandler), so binding it by name would
  * make calls whose crashes triage would blame on the VM. */
-const char api_asgst_no_symbols[] = "the running libjvm exports neither ASGST_RunWithIterator nor "
-                                   "JFRLL_RunWithIterator (not a JEP 435 prototype build)";
+int api_asgst_exported(void) { return lookup("ASGST_", EP(RunWithIterator)) || lookup("JFRLL_", EP(RunWithIterator)); }
 
 static const char *const older_only[] = {"QueueSize", "EnqueueElement", "GetEnqueuablePC"};
 
@@ -141,7 +140,8 @@ const struct api *api_asgst_bind(const char **why)
     }
     if (!prefix) {
         *why = run_only ? "RunWithIterator found but NextFrame missing (under both ASGST_ and JFRLL_)"
-                        : api_asgst_no_symbols;
+                        : "the running libjvm exports neither ASGST_RunWithIterator nor JFRLL_RunWithIterator "
+                          "(not a JEP 435 prototype build)";
         return NULL;
     }
     for (size_t i = 0; i < sizeof older_only / sizeof *older_only; i++) {

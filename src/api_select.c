@@ -23,7 +23,7 @@ const struct api *api_select(enum api_kind kind, const char **why)
         const struct api *a = api_asgst_bind(&refused);
         /* A prototype build that cannot be bound is worth a word: the
          * user may have meant to test it. */
-        if (!a && refused != api_asgst_no_symbols) dprintf(2, "api: auto: not binding asgst: %s; using agct\n", refused);
+        if (!a && api_asgst_exported()) dprintf(2, "api: auto: not binding asgst: %s; using agct\n", refused);
         return a ? a : api_agct_bind(why);
     }
     }
