@@ -79,7 +79,7 @@ static void JNICALL on_vm_init(jvmtiEnv *env, JNIEnv *jni, jthread thread)
     if (sampler_start(&agent_cfg, agent_api)) fail("sampler", "cannot start");
 }
 
-/* A clean exit leaves no crashing input: drop this process's in-flight files. */
+/* A clean exit leaves no crashing input: the in-flight files go at the end. */
 static void JNICALL on_vm_death(jvmtiEnv *env, JNIEnv *jni)
 {
     (void)env, (void)jni;

@@ -241,14 +241,24 @@ static unsigned long long wait_answer(unsigned long long w, long long deadline)
     }
 }
 
-/* Caller side, after a wait that timed out: a case still running in the
- * handler HANG_NS after its claim has hung there (a walker that blocks, or
- * loops). Returning would let it go on using the caller's buffers, and
- * the fuzzer would take the input for one that did not run: stop the
- * process, so that the fuzzer (which got no answer) keeps the input. */
-static void stop_if_hung(unsigned long long gen)
+/* Caller side, after a wait for `posted` that timed out: takes the request
+ * back with a swap, so that a handler claiming it at that moment keeps it;
+ * then the claimed case is waited for like any other. 0 if taken back,
+ * else the word the handler answered with. A case still running HANG_NS
+ * after its claim has hung in the handler (a walker that blocks, or
+ * loops): returning would let it go on using the caller's buffers, and the
+ * fuzzer would take the input for one that did not run, so the process
+ * stops (the fuzzer, which got no answer, keeps the input), unless the VM
+ * is already dying: its own error report ends the process then. */
+static unsigned long long take_back(unsigned long long posted)
 {
-    if (atomic_load(&req.word) != word(gen, RUNNING)) return;
+    unsigned long long gen = gen_of(posted), running = word(gen, RUNNING);
+    if (cas(posted, word(gen, IDLE))) return 0;
+    unsigned long long w = atomic_load(&req.word);
+    if (w != running) return w;
+    w = wait_answer(running, sigsafe_now_ns() + HANG_NS);
+    if (w) return w;
+    while (guard_vm_dying()) sleep(1);
     dprintf(2, "target: a case has run in the handler of thread %d for %lld ms after it was claimed: a hang in "
                "the code under test; stopping the process so that the input is kept\n",
             req.tid, HANG_NS / 1000000LL);
@@ -271,9 +281,9 @@ static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struc
 /* [handler-safe] The held target's side: stays in the handler, running
  * the caller's signal-mode cases on its context and waiting while the
  * caller walks it, until released, replaced, idle past leave_at, or a
- * thread-mode walk outlasts hard (then the caller's walk races our return,
- * as an unbatched hold that times out always did; counted). A thread-mode
- * request's own walk is waited for up to hard: leave_at counts only once
+ * thread-mode walk outlasts hard + HANG_NS (a hung walk: then the caller's
+ * walk races our return; counted). A thread-mode request's walk is waited
+ * for up to hard to start: leave_at counts only once
  * the caller has had our context. Leaving idle says DONE: the last case
  * ran, so a caller that looks late (its wake-up outlasted the hold) does
  * not take the case for lost. */
@@ -346,12 +356,16 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
      * cases forge one copy of the frozen stack (exec.h). */
     struct stack_image img;
     stack_image_init(&img);
-    req.uc = uc, req.self = self, req.from_java = regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
+    int from_java = regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
+    /* Our context is published only once the request is ours: a handler
+     * that lost the claim must not overwrite another one's. */
     if (!thread_mode) {
-        if (!claim_and_run(w, uc, self, &img)) {
+        if (!cas(w, running)) {
             atomic_fetch_add(&n_late, 1);
             return;
         }
+        req.uc = uc, req.self = self, req.from_java = from_java;
+        exec_case_imaged(req.cx, req.prog, uc, self, req.out, &img);
         if (!leave_at) {
             if (cas(running, word(gen, DONE))) wake_caller();
             return;
@@ -361,6 +375,7 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
             atomic_fetch_add(&n_late, 1);
             return;
         }
+        req.uc = uc, req.self = self, req.from_java = from_java;
         if (!leave_at) leave_at = hard; /* unbatched thread mode: held until released */
     }
     atomic_store(&holding.v, 1);
@@ -515,18 +530,13 @@ static int run_in_batch(int mode, const struct exec_ctx *cx, const struct case_p
     }
     batch.gen++, batch.count++;
     unsigned long long w = wait_answer(next, now + timeout_ns);
-    if (w) {
-        if (w == word(batch.gen, HELD)) return TARGET_RAN;
-        if (w == word(batch.gen, DONE)) { /* ran, then left idle before we looked */
-            end_batch();
-            return TARGET_RAN;
-        }
+    if (!w) w = take_back(next);
+    if (w == word(batch.gen, HELD)) return TARGET_RAN;
+    if (w == word(batch.gen, DONE)) { /* ran, then left idle before we looked */
+        end_batch();
+        return TARGET_RAN;
     }
-    stop_if_hung(batch.gen);
-    /* Timed out (or a claim was taken back): take the case back, and if it
-     * ended meanwhile, release the target anyway. */
-    if (!move(next, word(batch.gen, IDLE)) && !move(word(batch.gen, RUNNING), word(batch.gen, IDLE)))
-        move(word(batch.gen, HELD), word(batch.gen, RELEASED));
+    /* Taken back before the held target took it: it leaves on seeing IDLE. */
     batch.tid = 0;
     return TARGET_TIMEOUT;
 }
@@ -559,6 +569,7 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
     }
     int rc = TARGET_TIMEOUT;
     unsigned long long w = wait_answer(sent, now + timeout_ns);
+    if (!w) w = take_back(sent);
     if (w) {
         if (w == word(gen, DONE)) {
             rc = TARGET_RAN;
@@ -575,7 +586,6 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             wait_left();
         }
     }
-    if (rc == TARGET_TIMEOUT) stop_if_hung(gen);
     if (rc == TARGET_TIMEOUT && shared_gap_ns.v) timer_forget(tid);
     /* A handler that has not started yet finds IDLE and leaves it alone. */
     w = atomic_load(&req.word);

@@ -5,9 +5,11 @@
  *     context (the way profilers call AGCT).
  *   MODE_THREAD: separate-thread walking. The target's handler publishes
  *     its context and holds the thread in the handler; the caller executes
- *     the case against that context, then releases it. Both sides time out,
- *     so a lost signal or a stuck walk never hangs either thread (a Java
- *     thread held too long would stall safepoints).
+ *     the case against that context, then releases it. A signal that is not
+ *     taken in time is taken back; a case or walk once begun runs to its end,
+ *     and one still running past the hang bound (target_set_hang) has hung:
+ *     the process stops rather than go on with a Java thread stuck in its
+ *     handler (it would stall safepoints).
  *   MODE_QUEUE: like MODE_SIGNAL; the case's entry (Enqueue) decides.
  *
  * Held batches (target_set_batch): a signal costs a cross-core round trip

@@ -25,13 +25,14 @@
 #include "tap.h"
 
 #define FAULT_OPTION 1 /* a case with this option bit makes the stand-in walker fault */
-#define SLOW_OPTION 2  /* ... or take 50 ms */
+#define SLOW_OPTION 2  /* ... or take slow_ms */
 #define MAX_CASES 256
 
 static char dir[] = "/tmp/asgf-target-XXXXXX";
 static _Atomic unsigned long progress; /* the target's counter */
 static _Atomic int target_tid, stop;
 static int n_seen;
+static long slow_ms = 50;
 static struct { int tid; unsigned long progress; } seen[MAX_CASES];
 
 static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg, int *raw)
@@ -41,7 +42,7 @@ static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *
     if (options & SLOW_OPTION) {
         struct timespec until, now;
         clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += 50000000L;
+        until.tv_sec += slow_ms / 1000, until.tv_nsec += slow_ms % 1000 * 1000000L;
         if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
         do clock_gettime(CLOCK_MONOTONIC, &now);
         while (now.tv_sec < until.tv_sec || (now.tv_sec == until.tv_sec && now.tv_nsec < until.tv_nsec));
@@ -158,11 +159,12 @@ int main(int argc, char **argv)
     pthread_create(&t, NULL, target_main, NULL);
     while (!atomic_load(&target_tid)) sleep_ms(1);
     int me = threads_gettid(), faults, moved;
-    if (hang_mode) { /* a 50 ms case against a 20 ms hang bound */
-        target_set_hang(20000000LL);
-        timeout_ns = 10000000LL;
-        run(1, MODE_SIGNAL, SLOW_OPTION, &faults);
-        return 0; /* not reached: the caller stops the process */
+    if (hang_mode) { /* a 2 s case against a 200 ms hang bound, until one is taken */
+        target_set_hang(200000000LL);
+        timeout_ns = 100000000LL;
+        slow_ms = 2000;
+        for (int i = 0; i < 50; i++) run(1, MODE_SIGNAL, SLOW_OPTION, &faults);
+        return 0; /* not reached once a case is taken: the caller stops the process */
     }
 
     target_set_batch(8, 2000000000LL);
@@ -236,14 +238,20 @@ int main(int argc, char **argv)
 
     /* A case that outlasts the caller's time-out once the handler took it:
      * the caller waits for it (the handler runs on the caller's buffers),
-     * so it is reported run, runs once, and the next cases go on. */
+     * so it is reported run, runs once, and the next cases go on. (A signal
+     * not taken within the time-out is taken back, and not run: tried
+     * again, so a loaded machine cannot fail the check.) */
     for (int batch = 8; batch >= 1; batch -= 7) {
         target_release();
         target_set_batch(batch, 2000000000LL);
         run(1, MODE_SIGNAL, 0, &faults);
-        timeout_ns = 10000000LL;
-        int slow_ran = run(1, MODE_SIGNAL, SLOW_OPTION, &faults), slow_seen = n_seen;
-        timeout_ns = 2000000000LL;
+        timeout_ns = 100000000LL, slow_ms = 300;
+        int slow_ran = 0, slow_seen = 0;
+        for (int i = 0; i < 20 && !slow_ran; i++) {
+            slow_ran = run(1, MODE_SIGNAL, SLOW_OPTION, &faults), slow_seen = n_seen;
+            if (!slow_ran && slow_seen) break; /* ran, yet reported not run: the check fails */
+        }
+        timeout_ns = 2000000000LL, slow_ms = 50;
         ran = run(5, MODE_SIGNAL, 0, &faults);
         CHECK(slow_ran == 1 && slow_seen == 1 && ran == 5 && n_seen == 5,
               "batch %d: a taken case slower than the time-out runs to its end, once, reported run; the next 5 run "
