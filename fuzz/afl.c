@@ -116,8 +116,14 @@ int main(int argc, char **argv)
         if (!c.quiet) harness_stats(2);
         return 0;
     }
-    if (start(&c)) _exit(3);
+    /* A child ends by _exit (no atexit), so its in-flight files go here;
+     * one that crashes or that afl-fuzz kills for a hang keeps them. */
+    if (start(&c)) {
+        harness_remove_inflight();
+        _exit(3);
+    }
     aflfs_child_loop(c.afl_loop, run_one, &c);
     if (!c.quiet) harness_stats(2);
+    harness_remove_inflight();
     _exit(0);
 }

@@ -280,7 +280,10 @@ static void on_worker_end(JNIEnv *jni, const char *name, int index)
 
 /* A normal exit removes the in-flight files (the fuzzer thread's own, for
  * its thread-mode walks, and the workers'); a crash leaves them for triage. */
-static void remove_inflight(void) { inflight_remove_all(h.cfg.out); }
+void harness_remove_inflight(void)
+{
+    if (h.cfg.out) inflight_remove_all(h.cfg.out);
+}
 
 static int live_workers(void)
 {
@@ -457,7 +460,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
     if (record_note_sysroot(h.cfg.out))
         return errorf(err, errlen, "cannot write %s/sysroot: %s", h.cfg.out, strerror(errno));
     inflight_open(h.cfg.out); /* says why on stderr when it cannot */
-    atexit(remove_inflight);
+    atexit(harness_remove_inflight);
 
     JNIEnv *env;
     if (create_vm(&env, err, errlen)) return -1;

@@ -129,5 +129,8 @@ const char *harness_class_name(int c);
 
 /* Prints the counters (runs, outcomes, faults, guard and target counters). */
 void harness_stats(int fd);
+/* Removes this process's in-flight case files (harness_start registers it
+ * with atexit; a process that ends by _exit calls it first). */
+void harness_remove_inflight(void);
 
 #endif
