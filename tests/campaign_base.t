@@ -112,7 +112,8 @@ att=$(dirname "$(find "$d/pair/patched/results/jobs" -name cmd | head -1)")
 printf 'ASGF-RECORD 1\npid: 99\ntid: 99\nthread: t\ntime_ns: 1\nbackend: agct\nentry: AsyncGetCallTrace\nmode: oracle\nkey: 00000000000000aa\nmismatch: wrong-oldest\nat: 1\nmethod: LFoo;.bar()V\nwhy: planted by the test\nEND\n' > "$att/record-99-99-0.txt"
 rm -rf "$d/pair/patched/triage"
 ci/premerge --report-only --out "$d/pair" --confirm 0 -q >"$d/mm1.out" 2>&1; rc=$?
-grep -q 'oracle mismatch bucket(s) only on the patched build, not failing without --mismatch-fails' "$d/mm1.out" && grep -q '(0 new,' "$d/mm1.out"
+grep -q 'oracle mismatch bucket(s) only on the patched build, not failing without --mismatch-fails' "$d/mm1.out" && grep -q '(0 new,' "$d/mm1.out" &&
+  grep -q 'MISMATCH-WRONG-OLDEST in Foo.bar' "$d/pair/report.md"
 ok $(( rc != 0 || $? != 0 )) "base vs patched: a patched-only oracle mismatch does not fail without --mismatch-fails ($rc: $(grep 'premerge: passed\|premerge: FAILED\|could not' "$d/mm1.out"))"
 ci/premerge --report-only --out "$d/pair" --confirm 0 --mismatch-fails -q >"$d/mm2.out" 2>&1; rc=$?
 grep -q '(1 new,' "$d/mm2.out"

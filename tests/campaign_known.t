@@ -52,6 +52,12 @@ echo "$out" | grep -q "WARNING: the list was made with$([ "$other" = no ] && ech
 ok $? "a list made $([ "$other" = yes ] && echo with || echo without) debug info on a host $([ "$here" = yes ] && echo with || echo without): said with the list ($(echo "$out" | tail -1 | cut -c1-160))"
 printf '# vm-version: x\n# libjvm-build-id: %s\n# debug-info: %s\n\nSIGSEGV in x\n' "$build_id" "$here" > "$d/dbg/a.known"
 ! find_in "$d/dbg" | grep -q WARNING; ok $? "... and nothing said when they agree"
+# Line tables are found in the file, beside it (an OpenJDK build's .debuginfo) or not at all.
+mkdir -p "$d/lt"
+objcopy --strip-debug "$BUILD/tests/fnv_test" "$d/lt/libx.so" && cp "$BUILD/tests/fnv_test" "$d/lt/libx.debuginfo"
+lt() { python3 -c 'import sys; sys.path.insert(0, "crash-triage"); from ctlib.symbolize import has_line_tables; print(has_line_tables(sys.argv[1]))' "$1"; }
+a=$(lt "$BUILD/tests/fnv_test") b=$(lt "$d/lt/libx.so"); rm "$d/lt/libx.debuginfo"; c=$(lt "$d/lt/libx.so")
+[ "$a $b $c" = "True True False" ]; ok $? "line tables: in the file, in a .debuginfo beside it, none once that is gone ($a $b $c)"
 
 # ci/premerge says which list it uses; --known /dev/null is a list with nothing in it.
 ci/premerge --budget 0 --out "$d/pm" --no-build > "$d/pm.log" 2>&1

@@ -141,10 +141,7 @@ def _header_fields(lines, rep):
 
 def parse(data, path):
     text = decode(data)
-    every = bounded_lines(text)
-    if every and not text.endswith('\n'):
-        every.pop()  # a file cut short ends in a cut line: never a frame name to title by
-    lines = [_clean(l) for l in every[:MAX_LINES]]
+    lines = [_clean(l) for l in bounded_lines(text)[:MAX_LINES]]
     if any(CONSOLE_COPY in l for l in lines):
         # the JVM's console copy of an hs_err header: the report itself is a file
         raise NotAReport('JVM console copy of an hs_err header; the report is its own file',

@@ -68,7 +68,7 @@ def parse(data, path):
     text = decode(data)
     lines = bounded_lines(text)
     start = None
-    if lines and text and not text.endswith('\n'):
+    if lines and text and not text.endswith('\n') and lines[-1].strip() != 'END.':
         lines.pop()  # a file cut short ends in a cut line: never a frame name to title by
     for i, line in enumerate(lines[:200]):
         if HEADER_RE.match(line):

@@ -81,11 +81,18 @@ def elf_section_names(path):
 
 def has_line_tables(path):
     """Whether addr2line can name inlined functions in this module: DWARF line tables in
-    the file itself, or in its debug file by build-id (a Debian -dbg package), looked for
-    under every directory above it too (a JDK run in a root of another release keeps
-    its -dbg files there)."""
+    the file itself, in a debug file beside it (an OpenJDK build's libjvm.debuginfo), or
+    in its debug file by build-id (a Debian -dbg package), looked for under every
+    directory above it too (a JDK run in a root of another release keeps its -dbg files
+    there)."""
     if '.debug_line' in elf_section_names(path):
         return True
+    # An OpenJDK build's separate debug files sit beside the library (libjvm.debuginfo).
+    stem = os.path.splitext(path)[0]
+    for side in (stem + '.debuginfo', path + '.debug', os.path.join(os.path.dirname(path), '.debug',
+                                                                      os.path.basename(path) + '.debug')):
+        if os.path.isfile(side) and '.debug_line' in elf_section_names(side):
+            return True
     bid = elf_build_id(path)
     if not bid:
         return False
