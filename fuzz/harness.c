@@ -627,6 +627,7 @@ void harness_fault(const struct harness_result *r)
     if (h.cfg.keep_going) return;
     harness_stats(2);
     fprintf(stderr, "asgf: aborting so the fuzzer saves this input (ASGF_KEEP_GOING=1 counts and goes on)\n");
+    harness_remove_inflight(); /* the fault was caught: its record and the fuzzer keep the input, no hs_err comes */
     abort();
 }
 
