@@ -57,7 +57,13 @@ mkdir -p "$d/lt"
 objcopy --strip-debug "$BUILD/tests/fnv_test" "$d/lt/libx.so" && cp "$BUILD/tests/fnv_test" "$d/lt/libx.debuginfo"
 lt() { python3 -c 'import sys; sys.path.insert(0, "crash-triage"); from ctlib.symbolize import has_line_tables; print(has_line_tables(sys.argv[1]))' "$1"; }
 a=$(lt "$BUILD/tests/fnv_test") b=$(lt "$d/lt/libx.so"); rm "$d/lt/libx.debuginfo"; c=$(lt "$d/lt/libx.so")
-[ "$a $b $c" = "True True False" ]; ok $? "line tables: in the file, in a .debuginfo beside it, none once that is gone ($a $b $c)"
+# ... and by build-id in the root a ci/install-jdk handle links into.
+bid=$(python3 -c 'import sys; sys.path.insert(0, "crash-triage"); from ctlib.symbolize import elf_build_id; print(elf_build_id(sys.argv[1]))' "$d/lt/libx.so")
+mkdir -p "$d/lt/root/lib/server" "$d/lt/root/usr/lib/debug/.build-id/${bid:0:2}" "$d/lt/handle"
+mv "$d/lt/libx.so" "$d/lt/root/lib/server/libjvm.so" && cp "$BUILD/tests/fnv_test" "$d/lt/root/usr/lib/debug/.build-id/${bid:0:2}/${bid:2}.debug"
+ln -s "$d/lt/root/lib" "$d/lt/handle/lib"; e=$(lt "$d/lt/handle/lib/server/libjvm.so")
+[ "$a $b $c $e" = "True True False True" ]
+ok $? "line tables: in the file, in a .debuginfo beside it, none once that is gone, by build-id in a handle's root ($a $b $c $e)"
 
 # ci/premerge says which list it uses; --known /dev/null is a list with nothing in it.
 ci/premerge --budget 0 --out "$d/pm" --no-build > "$d/pm.log" 2>&1

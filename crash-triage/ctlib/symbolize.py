@@ -97,7 +97,7 @@ def has_line_tables(path):
     if not bid:
         return False
     rel = os.path.join('usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
-    d = os.path.dirname(os.path.abspath(path))
+    d = os.path.dirname(os.path.realpath(path))  # a ci/install-jdk handle links into its root
     while True:
         if os.path.isfile(os.path.join(d, rel)):
             return True
