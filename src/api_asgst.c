@@ -31,12 +31,16 @@ static _Atomic unsigned long long calls[ASGST_EP__COUNT];
 static const char *prefix;
 static struct api asgst_api;
 
-static void *lookup(const char *pfx, int i)
+static const char *const prefixes[] = {"ASGST_", "JFRLL_"};
+
+static void *lookup_name(const char *pfx, const char *name)
 {
-    char name[96];
-    snprintf(name, sizeof name, "%s%s", pfx, names[i]);
-    return dlsym(RTLD_DEFAULT, name);
+    char full[96];
+    snprintf(full, sizeof full, "%s%s", pfx, name);
+    return dlsym(RTLD_DEFAULT, full);
 }
+
+static void *lookup(const char *pfx, int i) { return lookup_name(pfx, names[i]); }
 
 /* [handler-safe] */
 static inline void count(int ep) { atomic_fetch_add_explicit(&calls[ep], 1, memory_order_relaxed); }
@@ -118,22 +122,26 @@ WRAP_VOID(remove_frame_mark, RemoveFrameMark, (ASGST_FrameMark * m), (m))
 
 static int zero_capabilities(void) { return 0; }
 
+int api_asgst_exported(void)
+{
+    for (size_t p = 0; p < sizeof prefixes / sizeof *prefixes; p++)
+        if (lookup(prefixes[p], EP(RunWithIterator))) return 1;
+    return 0;
+}
+
 /* Names only an older snapshot exports. Such a build's neighbouring entry
  * points have other shapes than src/asgst.h (SetOnQueueProcessingStart
  * without offerIterator, GetQueueElement returning the element by value, a
  * one-argument RegisterClassUnloadHandler), so binding it by name would
  * make calls whose crashes triage would blame on the VM. */
-int api_asgst_exported(void) { return lookup("ASGST_", EP(RunWithIterator)) || lookup("JFRLL_", EP(RunWithIterator)); }
-
 static const char *const older_only[] = {"QueueSize", "EnqueueElement", "GetEnqueuablePC"};
 
 const struct api *api_asgst_bind(const char **why)
 {
     if (prefix) return &asgst_api;
-    static const char *const prefixes[] = {"ASGST_", "JFRLL_"};
     static char reason[320];
     int run_only = 0;
-    for (size_t p = 0; p < 2 && !prefix; p++) {
+    for (size_t p = 0; p < sizeof prefixes / sizeof *prefixes && !prefix; p++) {
         if (!lookup(prefixes[p], EP(RunWithIterator))) continue;
         if (lookup(prefixes[p], EP(NextFrame))) prefix = prefixes[p];
         else run_only = 1;
@@ -145,12 +153,10 @@ const struct api *api_asgst_bind(const char **why)
         return NULL;
     }
     for (size_t i = 0; i < sizeof older_only / sizeof *older_only; i++) {
-        char name[32];
-        snprintf(name, sizeof name, "%s%s", prefix, older_only[i]);
-        if (dlsym(RTLD_DEFAULT, name)) {
+        if (lookup_name(prefix, older_only[i])) {
             snprintf(reason, sizeof reason,
-                     "the running libjvm exports %s: an older prototype snapshot whose entry points have other "
-                     "shapes than the header this framework binds (docs/asgst-prototype.md)", name);
+                     "the running libjvm exports %s%s: an older prototype snapshot whose entry points have other "
+                     "shapes than the header this framework binds (docs/asgst-prototype.md)", prefix, older_only[i]);
             *why = reason;
             prefix = NULL;
             return NULL;
