@@ -87,6 +87,31 @@ record "$d/two" y 00000000000000c2 tm_other_site+4 tm_caller_b+4 ASGST_RunWithIt
 record "$d/two" z 00000000000000c3 tm_other_site+4
 crash-triage/triage --out "$d/o-two" "$d/two" > /dev/null 2>&1
 [ "$(buckets "$d/o-two" | wc -l)" = 3 ]; ok $? "with two deeper buckets the shallow one stays apart ($(buckets "$d/o-two" | tr '\n' ';'))"
+# Folding is worked out from the whole tree, whatever order reports arrive in: the shallow
+# record folds while one deeper bucket exists, and stands apart again once a second deeper
+# bucket arrives (an incremental run ends where a fresh one ends); removing that one folds
+# it back.
+record "$d/ord" x 00000000000000f1 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4
+record "$d/ord" z 00000000000000f3 tm_other_site+4
+crash-triage/triage --out "$d/o-ord" "$d/ord" > /dev/null 2>&1
+b1=$(buckets "$d/o-ord" | wc -l)
+record "$d/ord" y 00000000000000f2 tm_other_site+4 tm_caller_b+4 ASGST_RunWithIterator+4
+crash-triage/triage --out "$d/o-ord" "$d/ord" > /dev/null 2>&1
+crash-triage/triage --out "$d/o-ord-fresh" "$d/ord" > /dev/null 2>&1
+b2=$(buckets "$d/o-ord" | sort) b3=$(buckets "$d/o-ord-fresh" | sort)
+[ "$b1" = 1 ] && [ "$(echo "$b2" | wc -l)" = 3 ] && [ "$b2" = "$b3" ]
+ok $? "a fold undone when a second deeper bucket arrives: incremental = fresh ($b1 then $(echo $b2 | tr '\n' ';'))"
+shallow=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(" ".join(b["signature"] for b in r["buckets"] if b["title"] == "SIGSEGV in tm_other_site"))' "$d/o-ord/report.json")
+[ -n "$shallow" ] && [ -s "$d/o-ord/buckets/$shallow/smallest.case" ] && \
+  ! grep -q folded_from "$d/o-ord/buckets/$shallow/bucket.json" && \
+  ! grep -q "\"$shallow\"" $(ls "$d"/o-ord/buckets/*/bucket.json | grep -v "/$shallow/")
+ok $? "the bucket stands again with its case, and no other bucket still lists it"
+# the second deeper report rewritten to the first one's path: one deeper bucket again
+ob=$(addr tm_caller_b 4) oa=$(addr tm_caller_a 4)
+sed -i "s/$(printf %06x $((ob)))/$(printf %06x $((oa)))/; s/+$ob\$/+$oa/" "$(grep -l '^key: 00000000000000f2' "$d"/ord/record-*.txt)"
+crash-triage/triage --out "$d/o-ord" "$d/ord" > /dev/null 2>&1
+[ "$(buckets "$d/o-ord")" = "3 SIGSEGV in tm_other_site < tm_caller_a" ]
+ok $? "with the second deeper bucket gone it folds back ($(buckets "$d/o-ord" | tr '\n' ';'))"
 # A complete short signature (reached via an entry) is its own bucket.
 record "$d/entry" e 00000000000000d1 tm_other_site+4 ASGST_RunWithIterator+4
 record "$d/entry" f 00000000000000d2 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4

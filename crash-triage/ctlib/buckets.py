@@ -282,49 +282,110 @@ class Store:
                 b['count'], b['counted_only'], b['via'] = new
                 self.touched.add(sig)
 
+    # what a folded bucket's entry keeps, so that the bucket can stand again on its own
+    FOLD_META = ('title', 'alt', 'frame', 'frames', 'module', 'signal', 'created', 'suppressed', 'jdk')
+
     def fold(self):
         """A bucket all of whose reports ended early (their backtraces ran out before an
         entry, a boundary or the frame limit: the unwinder stopped, not the rules) goes
         into the bucket whose signature starts with the same frames, when there is
         exactly one: the same fault, unwound deeper. Longest first, so a chain of ever
-        shorter unwinds ends in the deepest. The target lists what it took ('folded')."""
+        shorter unwinds ends in the deepest. The target lists what it took ('folded').
+
+        Worked out afresh on every save from each bucket's own reports, as if nothing
+        had been folded yet, and earlier folds that no longer hold are undone: a second
+        deeper bucket met later makes a folded one ambiguous again. So triage run in
+        steps over a growing tree ends where one fresh run over it ends."""
         def frames(b):
             return b.get('frames') or []
-        order = sorted(self.buckets, key=lambda g: (-len(frames(self.buckets[g])), g))
-        for sig in order:
-            b = self.buckets.get(sig)
-            names = frames(b) if b else []
-            if not names or not b['members'] or not all(m.get('ended_early') for m in b['members']):
+        # the buckets as they would stand unfolded: signature -> meta, reports by holder
+        base = {}
+        for sig, b in self.buckets.items():
+            own = [m for m in b['members'] if not m.get('folded_from')]
+            if own:
+                e = base.setdefault(sig, {'meta': b, 'held': {}})
+                e['meta'] = b
+                e['held'][sig] = own
+            for f in b.get('folded', []):
+                meta = f.get('meta')
+                took = [m for m in b['members'] if m.get('folded_from') == f['signature']]
+                if meta is None or not took:
+                    continue        # folded by an older triage, which kept too little to undo it
+                e = base.setdefault(f['signature'], {'meta': meta, 'held': {}})
+                e['held'][sig] = took
+        home, emptied = {}, set()
+        for sig in sorted(base, key=lambda g: (-len(frames(base[g]['meta'])), g)):
+            names = frames(base[sig]['meta'])
+            ms = [m for held in base[sig]['held'].values() for m in held]
+            if not names or not all(m.get('ended_early') for m in ms):
                 continue
-            into = [g for g, o in self.buckets.items() if g != sig and o['members']
-                    and o.get('signal') == b.get('signal') and len(frames(o)) > len(names)
-                    and frames(o)[:len(names)] == names]
-            if len(into) != 1:
-                continue
-            self._move(sig, into[0], len(names))
+            sigclass = base[sig]['meta'].get('signal')
+            into = [g for g, o in base.items() if g != sig and g not in emptied
+                    and o['meta'].get('signal') == sigclass and len(frames(o['meta'])) > len(names)
+                    and frames(o['meta'])[:len(names)] == names]
+            if len(into) == 1:
+                home[sig] = into[0]
+                emptied.add(sig)
+        moved = []
+        for sig in sorted(base):
+            want = home.get(sig, sig)
+            while want in home:
+                want = home[want]
+            for holder, ms in sorted(base[sig]['held'].items()):
+                if holder != want:
+                    self._move(sig, base[sig]['meta'], ms, holder, want)
+                    moved.extend(ms)
+        if moved:
+            self._reindex({m['path'] for m in moved})
 
-    def _move(self, sig, target, depth):
-        b, t = self.buckets[sig], self.buckets[target]
-        src, dst = os.path.join(self.bdir, sig), os.path.join(self.bdir, target)
-        for m in b['members']:
+    def _move(self, sig, meta, ms, holder, target):
+        """Reports ms of signature sig go from bucket holder to bucket target (sig itself
+        when a fold is undone, which stands the bucket up again from meta)."""
+        h = self.buckets[holder]
+        t = self.buckets.get(target)
+        if t is None:               # undone: the bucket was removed when it was folded
+            t = self.buckets[target] = {k: meta.get(k) for k in self.FOLD_META}
+            t.update(signature=target, members=[])
+        src, dst = os.path.join(self.bdir, holder), os.path.join(self.bdir, target)
+        gone = {id(m) for m in ms}
+        h['members'] = [m for m in h['members'] if id(m) not in gone]
+        for m in ms:
             if m.get('case') and os.path.exists(os.path.join(src, m['case'])):
                 os.makedirs(os.path.join(dst, 'cases'), exist_ok=True)
                 copy_atomic(os.path.join(src, m['case']), os.path.join(dst, m['case']))
-            m['folded_from'] = sig
+            if target == sig:
+                m.pop('folded_from', None)
+            else:
+                m['folded_from'] = sig
             t['members'].append(m)
-        why = ('their backtraces ended after %d frame%s, the start of this signature'
-               % (depth, '' if depth == 1 else 's'))
-        folded = [f for f in t.get('folded', []) if f['signature'] != sig]
-        folded.append({'signature': sig, 'title': b['title'], 'why': why})
-        t['folded'] = sorted(folded, key=lambda f: f['signature'])
-        for e in self.index['files'].values():
-            if sig in e.get('buckets', ()):
-                e['buckets'] = sorted(set(target if g == sig else g for g in e['buckets']))
-        b['members'] = []
-        self._ids.pop(sig, None)
+        if holder != sig and not any(m.get('folded_from') == sig for m in h['members']):
+            h['folded'] = [f for f in h.get('folded', []) if f['signature'] != sig]
+            if not h['folded']:
+                del h['folded']
+        if target != sig:
+            depth = len(meta.get('frames') or [])
+            why = ('their backtraces ended after %d frame%s, the start of this signature'
+                   % (depth, '' if depth == 1 else 's'))
+            folded = [f for f in t.get('folded', []) if f['signature'] != sig]
+            folded.append({'signature': sig, 'title': meta['title'], 'why': why,
+                           'meta': {k: meta.get(k) for k in self.FOLD_META}})
+            t['folded'] = sorted(folded, key=lambda f: f['signature'])
+            self.new_this_run.discard(sig)
+        self._ids.pop(holder, None)
         self._ids.pop(target, None)
-        self.new_this_run.discard(sig)
-        self.touched.update((sig, target))
+        self.touched.update((holder, target))
+
+    def _reindex(self, paths):
+        """The index's bucket list of each file in paths, from where its reports are now."""
+        where = {}
+        for sig, b in self.buckets.items():
+            for m in b['members']:
+                if m['path'] in paths:
+                    where.setdefault(m['path'], set()).add(sig)
+        for p in paths:
+            e = self.index['files'].get(p)
+            if e is not None:
+                e['buckets'] = sorted(where.get(p, ()))
 
     def save(self):
         self.fold()
