@@ -39,15 +39,16 @@ assert all('id:000000' in v for v in found.values()), found
 EOF
 ok $? "each group's own crash id:000000 is copied into its attempts ($(tail -1 "$d/groups.out" | cut -c1-200))"
 
-# Triage met both groups' crash files (test_plant faults come from the
-# environment, so a replay of one does not fault: they are listed as
-# invalid, with their paths).
+# Triage replayed both groups' crash files with their attempt's settings (its
+# replay.env: the planted fault comes from ASGF_TEST_PLANT, so without them a
+# replay would not fault) and filed them as fuzzer reports.
 python3 - "$out" <<'EOF' >"$d/triaged.out" 2>&1
-import json, sys
-text = open(sys.argv[1] + '/triage/report.json').read()
-seen = {g: '-%s/' % g in text and '/crashes/id:' in text for g in ('afl-main', 'afl-second-main')}
-print(seen)
+import glob, json, sys
+fuzzer = [m['path'] for f in glob.glob(sys.argv[1] + '/triage/buckets/*/bucket.json')
+          for m in json.load(open(f))['members'] if m['kind'] == 'fuzzer']
+seen = {g: any('-%s/' % g in p and '/crashes/id:' in p for p in fuzzer) for g in ('afl-main', 'afl-second-main')}
+print(seen, len(fuzzer))
 assert all(seen.values())
 EOF
-ok $? "triage read both groups' crash files ($(tail -1 "$d/triaged.out"))"
+ok $? "both groups' crash files replay, with their attempt's settings, into buckets ($(tail -1 "$d/triaged.out"))"
 tap_done

@@ -8,6 +8,7 @@ import shlex
 import time
 
 from .util import hms, iso, read_json, si, write_json, write_text
+from ctlib import parse_fuzzer  # noqa: E402  (on the path: util puts it there)
 from . import scan, walker, yields
 
 VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
@@ -76,9 +77,13 @@ def bucket_sources(out):
                 # stress/run: the same workload, options and seed, into a new directory.
                 repro = re.sub(r'--out \S+', '--out repro-%s' % sig, lines[-1], count=1)
             else:
-                # A fuzzer attempt: replay its input with the harness settings it had.
-                env = [l[len('export '):] for l in lines if l.startswith('export ASGF_')
-                       and not l.startswith('export ASGF_OUT=')]
+                # A fuzzer attempt: replay its input with the harness settings it had
+                # (replay.env, which triage's own replays read too).
+                try:
+                    settings = parse_fuzzer.replay_env(cmd)[0]
+                except parse_fuzzer.BadSettings:
+                    settings = {}
+                env = ['%s=%s' % (k, shlex.quote(v)) for k, v in sorted(settings.items())]
                 case = m.get('report_file') or m.get('path')
                 if m.get('kind') != 'fuzzer' and m.get('case'):
                     case = os.path.join(bdir, sig, m['case'])

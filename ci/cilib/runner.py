@@ -551,8 +551,13 @@ class Campaign:
             raise KeyboardInterrupt
 
     # --- triage ---
-    def triage_argv(self):
+    def triage_argv(self, final=True):
+        """The triage command. One while jobs run leaves fuzzer artifacts for the final
+        one to replay: it runs at idle priority (_idle_priority), which its replay JVMs
+        would inherit, and on cores the jobs fill they would time out."""
         argv = [os.path.join(ROOT, 'crash-triage', 'triage'), '--out', self.path('triage'), '-q']
+        if not final:
+            argv.append('--no-replay')
         if self.cfg.get('known'):
             argv += ['--known', self.cfg['known']]
         return argv + [self.path('results')]
@@ -578,7 +583,8 @@ class Campaign:
                 self._interim_report(jobs)
         if self.triage_proc is None and self.next_triage is not None and now >= self.next_triage and not final:
             log = open(self.path('triage.log'), 'ab')
-            self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
+            self.triage_proc = subprocess.Popen(self.triage_argv(final=False), stdout=log,
+                                                stderr=subprocess.STDOUT,
                                                 stdin=subprocess.DEVNULL, preexec_fn=_idle_priority,
                                                 env=self.triage_env())
             log.close()

@@ -13,6 +13,7 @@ from .signature import describe
 
 INDEX = 'index.json'
 SOURCES = ('hs_err', 'record', 'fuzzer', 'asan')
+REPLAY_TRIES = 3            # triage runs that try an artifact whose replay failed to run
 
 
 def iso(t):
@@ -135,6 +136,8 @@ class Store:
             return False
         if e.get('status') == 'needs-replay' and replay_available:
             return False
+        if 0 < e.get('replay_failures', 0) < REPLAY_TRIES and replay_available:
+            return False            # its replay failed (timed out, did not run): once more
         if e.get('rules') != self.rules_id():
             return False
         return True
@@ -144,6 +147,10 @@ class Store:
             raw = json.dumps(self.rules.raw, sort_keys=True) + '|top=%d' % self.rules.top
             self._rules_id = hashlib.sha256(raw.encode()).hexdigest()[:12]
         return self._rules_id
+
+    def replay_failures(self, path):
+        """How many triage runs in a row failed to replay the artifact at path."""
+        return (self.index['files'].get(os.path.abspath(path)) or {}).get('replay_failures', 0)
 
     def forget(self, path):
         """Drop the members that came from path (the file changed)."""

@@ -85,9 +85,16 @@ def parse_data(data, path, kind=None, replay_argv=None):
                 bad = casefmt.validate(data)
                 if bad:         # the replay tool would refuse it too, a process later
                     return [], 'fuzzer artifact is not a valid case (%s): nothing to replay' % bad
-                reps, note = parse_fuzzer.replay(replay_argv, path, parse_path, data=data)
+                try:
+                    settings, _ = parse_fuzzer.replay_env(path)
+                except parse_fuzzer.BadSettings as e:
+                    return [], Reason.make('fuzzer artifact not replayed: %s' % e, retry=True)
+                reps, note = parse_fuzzer.replay(replay_argv, path, parse_path, data=data,
+                                                 settings=settings)
                 if reps:
                     return reps, None
+                if parse_fuzzer.failed_to_run(note):
+                    return [], Reason.make('fuzzer artifact: the replay failed (%s)' % note, retry=True)
                 return [], 'fuzzer artifact did not crash on replay (%s)' % note
             return [parse_fuzzer.needs_replay(path, flavour)], None
         rep = PARSERS[kind](data, path)

@@ -78,13 +78,17 @@ class NotAReport(Exception):
 
 
 class Reason(str):
-    """A one-line reason why a file is not a report; .benign marks expected noise."""
+    """A one-line reason why a file is not a report; .benign marks expected noise,
+    .retry a failure that was not the file's (a replay that timed out or could not
+    run), which a later triage tries again."""
     benign = False
+    retry = False
 
     @classmethod
-    def make(cls, text, benign=False):
+    def make(cls, text, benign=False, retry=False):
         r = cls(text)
         r.benign = benign
+        r.retry = retry
         return r
 
 

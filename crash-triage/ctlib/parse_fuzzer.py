@@ -18,6 +18,47 @@ AFL_RE = re.compile(r'^id[:_]\d{6}')
 REPLAY_TIMEOUT = 120
 REPLAY_ATTEMPTS = 3     # fresh JVMs per artifact before it counts as not crashing
 KEEP_DIR = None        # where replay outputs are kept (triage sets OUT/replays)
+ENV_FILE = 'replay.env'  # the finding run's harness settings (fuzz/replay-env.sh writes it)
+ENV_DEPTH = 3           # how far above the artifact: run-afl's OUT/afl/INSTANCE/crashes/
+ENV_LINE = re.compile(r'^(ASGF_[A-Z0-9_]+)=(.*)$')
+
+
+class BadSettings(ValueError):
+    """A replay.env line that is not ASGF_NAME=VALUE: 'FILE:LINE: why'."""
+
+
+def replay_env(path):
+    """The harness settings the artifact's fuzzer ran with, as (dict, file): the first
+    replay.env in the artifact's directory or up to ENV_DEPTH directories above it;
+    ({}, None) when there is none. Raises BadSettings naming the file and line."""
+    d = os.path.dirname(os.path.abspath(path))
+    for _ in range(ENV_DEPTH + 1):
+        f = os.path.join(d, ENV_FILE)
+        if os.path.isfile(f):
+            return _read_env(f), f
+        up = os.path.dirname(d)
+        if up == d:
+            break
+        d = up
+    return {}, None
+
+
+def _read_env(f):
+    env = {}
+    try:
+        with open(f, encoding='utf-8', errors='replace') as fh:
+            lines = fh.read().splitlines()
+    except OSError as e:
+        raise BadSettings('%s: cannot read (%s)' % (f, e.strerror))
+    for n, line in enumerate(lines, 1):
+        if not line.strip() or line.startswith('#'):
+            continue
+        m = ENV_LINE.match(line)
+        if not m:
+            raise BadSettings('%s:%d: not ASGF_NAME=VALUE: %r' % (f, n, line[:60]))
+        if m.group(1) != 'ASGF_OUT':    # the replay's own output goes to --record-dir
+            env[m.group(1)] = m.group(2)
+    return env
 
 
 def detect_path(path):
@@ -50,22 +91,25 @@ def replay_command(spec, repo_root):
 _replayed = {}
 
 
-def replay(argv, path, parse_file, timeout=REPLAY_TIMEOUT, attempts=None, data=None):
+def replay(argv, path, parse_file, timeout=REPLAY_TIMEOUT, attempts=None, data=None, settings=None):
     """Run `argv --record-dir DIR FILE` until it leaves a report, at most `attempts` times
     (REPLAY_ATTEMPTS): a case faults in some JVMs and not in others (it is relative to
     live state such as where compiled code lies), so one fresh JVM is often not enough.
     `parse_file(path)` reads each file the replay leaves and returns (kind, Reports,
     reason), as collect.parse_path does; record and hs_err reports count.
-    An identical case already replayed in this run gives that replay's outcome again
-    (`data`: the file's bytes when the caller has read them already).
+    An identical case already replayed in this run with the same settings gives that
+    replay's outcome again (`data`: the file's bytes when the caller has read them already).
+    `settings`: ASGF_* variables (replay_env) laid over triage's own environment.
     Return (list of Reports, note)."""
+    settings = settings or {}
     if data is None:
         try:
             with open(path, 'rb') as f:
                 data = f.read(1 << 20)
         except OSError:
             data = None
-    key = None if data is None else (tuple(argv), attempts, hashlib.sha1(data).hexdigest())
+    key = None if data is None else (tuple(argv), attempts, tuple(sorted(settings.items())),
+                                     hashlib.sha1(data).hexdigest())
     if key in _replayed:
         reps, note, first = _replayed[key]
         out = []
@@ -75,16 +119,24 @@ def replay(argv, path, parse_file, timeout=REPLAY_TIMEOUT, attempts=None, data=N
             c.extra['replay_shared_with'] = first
             out.append(c)
         return out, note
-    reps, note = _replay(argv, path, parse_file, timeout, attempts)
+    reps, note = _replay(argv, path, parse_file, timeout, attempts, settings)
     if key is not None:
         _replayed[key] = (reps, note, path)
     return reps, note
 
 
-def _replay(argv, path, parse_file, timeout, attempts):
+def failed_to_run(note):
+    """Whether a replay's note says the replay itself failed (it could not start, the
+    tool refused its settings or the JVM did not come up, it timed out), not that the
+    case ran without a fault: worth trying again on a later triage."""
+    return (note.startswith('replay could not start') or note in ('replay exit 2', 'replay exit 3')
+            or 'timed out' in note)
+
+
+def _replay(argv, path, parse_file, timeout, attempts, settings):
     notes = []
     for k in range(attempts or REPLAY_ATTEMPTS):
-        reports, note = _replay_once(argv, path, parse_file, timeout)
+        reports, note = _replay_once(argv, path, parse_file, timeout, settings)
         notes.append(note)
         if reports or note.startswith('replay could not start') or note in ('replay exit 2', 'replay exit 3'):
             if k:
@@ -94,7 +146,7 @@ def _replay(argv, path, parse_file, timeout, attempts):
     return [], '%d replays: %s' % (len(notes), ', '.join(sorted(set(notes))))
 
 
-def _replay_once(argv, path, parse_file, timeout):
+def _replay_once(argv, path, parse_file, timeout, settings):
     reports = []
     with tempfile.TemporaryDirectory(prefix='triage-replay-') as tmp:
         d = tmp
@@ -105,7 +157,7 @@ def _replay_once(argv, path, parse_file, timeout):
         try:
             proc = subprocess.run(argv + ['--record-dir', d, path], stdin=subprocess.DEVNULL,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                  timeout=timeout)
+                                  timeout=timeout, env=dict(os.environ, **settings))
             note = 'replay exit %d' % proc.returncode
         except subprocess.TimeoutExpired:
             note = 'replay timed out after %ds' % timeout
