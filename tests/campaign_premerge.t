@@ -75,6 +75,15 @@ for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"]
 ci/premerge --report-only --known "$d/known.txt" --out "$d/pm1" -q >"$d/pm1r.out" 2>&1; rc=$?
 ok $(( rc != 0 )) "report-only against a list of every bucket exits 0 (got $rc: $(grep -m1 '^premerge: \(passed\|FAILED\)' "$d/pm1r.out"))"
 grep -q "\"known\": \"$d/known.txt\"" "$d/pm1/campaign.json"; ok $? "campaign.json now names that list"
+# An hs_err cut before any stack (a VM that hung while writing it) is no new bucket: its
+# frameless bucket is suppressed, said on the console and in the summary, and the check passes.
+aj=$(ls -d "$d"/pm1/results/jobs/*/g0a1 | head -1)
+cp crash-triage/testdata/hs_err-17-plant-hung-truncated "$aj/hs_err_pid999999.log"
+ci/premerge --report-only --known "$d/known.txt" --out "$d/pm1" -q >"$d/pm1s.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q '^premerge: suppressed (not failing): [0-9a-f]* SIGSEGV in unknown (1): no frame at all' "$d/pm1s.out" &&
+  grep -q '^## Suppressed buckets' "$d/pm1/summary.md"
+ok $? "a frameless hs_err is a suppressed bucket, said, not a failure (exit $rc: $(grep -m1 'suppressed' "$d/pm1s.out" | cut -c1-90))"
+rm "$aj/hs_err_pid999999.log"
 grep -q '^| VM | .* (openjdk version ' "$d/pm1/report.md"; ok $? "the report judged again still names the VM's version ($(grep '^| VM |' "$d/pm1/report.md" | cut -c1-90))"
 printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
 ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
