@@ -1,6 +1,7 @@
 /* Crash protection without a JVM: faults inside guards are recovered and
  * recorded, faults outside are not swallowed. */
 #include <dirent.h>
+#include <stdio.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
@@ -147,6 +148,30 @@ static void not_swallowed(void)
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "with protection disabled a guarded fault kills with SIGSEGV");
 }
 
+/* A fault inside the fault handler (its record reads a case pointer that is
+ * bad) is passed on, as an unguarded one is, and said on stderr: with the
+ * signal blocked in the handler the kernel would kill the process silently. */
+static const struct guard_call bad_case_call = {"agct", "test", "direct", (const uint8_t *)0x60, 16,
+                                                NULL, NULL, 0, 0};
+static char stderr_path[64];
+static void fault_in_handler_body(void)
+{
+    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    if (fd >= 0) dup2(fd, 2);
+    guard_run(write_to, (void *)0x70, &bad_case_call, NULL);
+}
+
+static void fault_in_handler(void)
+{
+    snprintf(stderr_path, sizeof stderr_path, "%s/stderr.txt", dir);
+    int st = child_status(fault_in_handler_body);
+    char *text = slurp(stderr_path);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV && text &&
+              strstr(text, "a fault while recording a caught fault: passed on"),
+          "a fault while recording a caught fault is passed on and said (%s)", text ? text : "no stderr");
+    unlink(stderr_path);
+}
+
 static void child_faults(void)
 {
     for (int i = 0; i < 5; i++) guard_run(write_to, (void *)0x50, &call, NULL);
@@ -197,6 +222,7 @@ int main(void)
     threads();
     not_swallowed();
     counted_once_each();
+    fault_in_handler(); /* after the count: its child may count the fault before it dies */
     struct guard_counters c;
     guard_counters(&c);
     CHECK(c.records_failed == 0, "no record failed to write");
