@@ -71,7 +71,9 @@ struct request {
 };
 
 static struct request req;
-static ALONE(_Atomic int) holding; /* a handler is inside its hold loop */
+/* Handlers inside their hold loop: a count, as a target that timed out may
+ * still be on its way out when the next one starts holding. */
+static ALONE(_Atomic int) holding;
 static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
 static int batch_max = 1;
@@ -125,7 +127,11 @@ static int cas(unsigned long long from, unsigned long long to) { return atomic_c
  */
 struct waiter {
     _Alignas(LINE) _Atomic int word;   /* bumped on every change meant for this side */
-    _Alignas(LINE) _Atomic int sleeps; /* this side is in (or about to enter) FUTEX_WAIT; the peer polls it */
+    /* Threads of this side in (or about to enter) FUTEX_WAIT; the peer
+     * polls it. A count: a target on its way out and the next one can
+     * both wait on target_w, and one's wake-up must not hide the other's
+     * sleep. */
+    _Alignas(LINE) _Atomic int sleeps;
     /* How long this side spins now, between spin_ns / 16 and spin_ns, as
      * adaptive mutexes do: halved when the answer after a spin took many
      * spins' time (the peer was off its CPU: other jobs keep them busy),
@@ -142,7 +148,7 @@ static ALONE(_Atomic long long) hang_ns_ = {HANG_NS_DEFAULT}; /* read by the han
 static void wake(struct waiter *w)
 {
     atomic_fetch_add(&w->word, 1);
-    if (atomic_load(&w->sleeps)) syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    if (atomic_load(&w->sleeps)) syscall(SYS_futex, &w->word, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
 }
 
 /* [handler-safe] After a spin that ran out: an answer that came soon after
@@ -194,10 +200,10 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
         long long left = deadline - sigsafe_now_ns();
         if (left <= 0) return 0;
         struct timespec ts = {left / 1000000000LL, left % 1000000000LL};
-        atomic_store(&self->sleeps, 1);
+        atomic_fetch_add(&self->sleeps, 1);
         if (atomic_load(watch) == v && (!also || atomic_load(also)))
             syscall(SYS_futex, &self->word, FUTEX_WAIT_PRIVATE, seen, &ts, NULL, 0);
-        atomic_store(&self->sleeps, 0);
+        atomic_fetch_sub(&self->sleeps, 1);
     }
 }
 
@@ -321,7 +327,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
              * that signal's answer, not for us to leave, and a wake-up
              * now would only make it switch in and back. */
             if (phase_of(w) == SENT) {
-                atomic_store(&holding.v, 0);
+                atomic_fetch_sub(&holding.v, 1);
                 return;
             }
             break;
@@ -330,7 +336,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
         long long until = w == word(gen, BUSY) ? hard + HANG_NS : walk_pending ? hard : leave_at < hard ? leave_at : hard;
         wait_while(&target_w, &caller_w, &req.word, w, NULL, until, since);
     }
-    atomic_store(&holding.v, 0);
+    atomic_fetch_sub(&holding.v, 1);
     wake_caller(); /* wait_left() */
     /* On one CPU a caller we just woke waits for this CPU; without a
      * yield EEVDF would let our own code keep it to the next tick. */
@@ -378,9 +384,9 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
         req.uc = uc, req.self = self, req.from_java = from_java;
         if (!leave_at) leave_at = hard; /* unbatched thread mode: held until released */
     }
-    atomic_store(&holding.v, 1);
+    atomic_fetch_add(&holding.v, 1);
     if (!cas(running, word(gen, HELD))) {
-        atomic_store(&holding.v, 0);
+        atomic_fetch_sub(&holding.v, 1);
         return;
     }
     wake_caller();
