@@ -203,3 +203,22 @@ want = ['--threads 4 --heap 1g --jfr --jcmd 5', None, None]
 print(('ok' if got == want else 'not ok') + ' - workload_args keeps threads, heap and the VM walkers of a stress run (%r)' % (got,))
 PY
 
+
+# An attempt whose backtrace ended early on the bucket's first frames is the bucket's fault (triage
+# would fold it in), as is one with a signature folded into the bucket; a complete shallower
+# backtrace, or one of another signal class, is not.
+python3 - <<'PY'
+import sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import reproduce as R
+t = R.Target(label='b', case=None, data=b'', case_path='', title='SIGSEGV in f < g < h', signature='aaaaaaaaaaaa',
+             also={'bbbbbbbbbbbb', 'SIGSEGV in f < x'}, frames=['f', 'g', 'h'], signal='SIGSEGV')
+found = lambda title, sig, frames, early, signal='SIGSEGV': R.Found(title, sig, 'record', 'p', [], frames, early, signal)
+got = [t.matches('SIGSEGV in f < g', 'cccccccccccc', found('SIGSEGV in f < g', 'cccccccccccc', ['f', 'g'], True)),
+       t.matches('SIGSEGV in f < g', 'cccccccccccc', found('SIGSEGV in f < g', 'cccccccccccc', ['f', 'g'], False)),
+       t.matches('SIGBUS in f < g', 'dddddddddddd', found('SIGBUS in f < g', 'dddddddddddd', ['f', 'g'], True, 'SIGBUS')),
+       t.matches('SIGSEGV in f < x', 'eeeeeeeeeeee'), t.matches('SIGSEGV in q', 'bbbbbbbbbbbb'),
+       t.matches('SIGSEGV in g', 'ffffffffffff', found('SIGSEGV in g', 'ffffffffffff', ['g'], True))]
+want = [True, False, False, True, True, False]
+print(('ok' if got == want else 'not ok') + ' - repro counts an early-ended unwind of the bucket and its folded names, nothing else (%r)' % (got,))
+PY

@@ -44,15 +44,29 @@ class Target:
     title: Optional[str] = None      # expected title / signature (None: any fault counts)
     signature: Optional[str] = None
     bucket: Optional[dict] = None
+    # a bucket's: the names it also answers to (buckets triage folded into it), and
+    # its frames and signal class, which a shallower unwind of the same fault starts with
+    also: set = field(default_factory=set)
+    frames: List[str] = field(default_factory=list)
+    signal: Optional[str] = None
 
     def expects(self):
         return self.title is not None or self.signature is not None
 
-    def matches(self, title, sig):
+    def matches(self, title, sig, found=None):
+        """Whether a report of this title and signature is the target's fault: its
+        own names, a bucket folded into it, or (found: the Found) a backtrace that ended
+        early on the bucket's first frames, which triage would fold into it."""
         if not self.expects():
             return True
-        return (self.signature is not None and sig == self.signature) or \
-            (self.title is not None and title == self.title)
+        if (self.signature is not None and sig == self.signature) or \
+                (self.title is not None and title == self.title):
+            return True
+        if sig in self.also or title in self.also:
+            return True
+        return bool(found is not None and found.ended_early and found.frames and self.frames
+                    and found.signal == self.signal and len(found.frames) < len(self.frames)
+                    and self.frames[:len(found.frames)] == found.frames)
 
 
 @dataclass
@@ -62,6 +76,9 @@ class Found:
     kind: str
     file: str
     flags: List[str] = field(default_factory=list)
+    frames: List[str] = field(default_factory=list)
+    ended_early: bool = False
+    signal: Optional[str] = None
 
 
 @dataclass
@@ -77,7 +94,7 @@ class Attempt:
     dir: Optional[str] = None
 
     def matched(self, target):
-        return [r for r in self.reports if target.matches(r.title, r.signature)]
+        return [r for r in self.reports if target.matches(r.title, r.signature, r)]
 
 
 # -- targets --------------------------------------------------------------------------------
@@ -186,11 +203,15 @@ def load_target(arg, out=None, expect=None):
             raise InputError('%s: %s' % (bdir, e))
         t.title = t.bucket.get('title')
         t.signature = t.bucket.get('signature')
+        t.also = {x for f in t.bucket.get('folded') or [] for x in (f.get('signature'), f.get('title')) if x}
+        t.frames = list(t.bucket.get('frames') or [])
+        t.signal = t.bucket.get('signal')
     if expect:
         if SIG_RE.match(expect):
             t.signature, t.title = expect, None
         else:
             t.title, t.signature = expect, None
+        t.also, t.frames = set(), []
     return t
 
 
@@ -220,7 +241,9 @@ def classify(d, rules, sym):
     out = []
     for r in reps:
         title = signature.describe(r, rules)
-        out.append(Found(title, r.extra['signature'], r.kind, r.path, list(r.flags)))
+        out.append(Found(title, r.extra['signature'], r.kind, r.path, list(r.flags),
+                         list(r.extra.get('frames') or []), bool(r.extra.get('ended_early')),
+                         rules.signal_class(r)))
     return out
 
 
@@ -612,7 +635,7 @@ def summarize(target, attempts):
                                               'count': 0, 'kinds': {}, 'expected': False})
             e['count'] += 1
             e['kinds'][r.kind] = e['kinds'].get(r.kind, 0) + 1
-            e['expected'] = target.expects() and target.matches(r.title, r.signature)
+            e['expected'] = target.expects() and target.matches(r.title, r.signature, r)
     walks = sum(a.walks or 0 for a in ran)
     wfaults = sum(a.faults or 0 for a in ran)
     lo, hi = wilson(len(same), len(ran))
