@@ -36,6 +36,8 @@
 #include "oracle_rules.h"
 #include "regions.h"
 #include "sigsafe.h"
+#include "guard.h"
+#include "inflight.h"
 
 #define ORACLE_DEPTH 1024
 static const char *const kind_names[] = {"dropped", "extra", "swapped", "wrong-bci", "wrong-method", "failed",
@@ -46,7 +48,8 @@ static _Atomic int running;
 static jvmtiEnv *jvmti;      /* oracle_prepare's */
 static const char *out_dir; /* oracle_start's: where mismatch records go */
 static int graph;           /* oracle_start's: also the call-graph check */
-static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held;
+static _Atomic unsigned long long compared, equal_exact, equal_by_rule, kinds[K_COUNT], uncompared, no_answer, not_held,
+    declined;
 static _Atomic long long longest_hold_ns;
 static _Atomic unsigned long long sampled, sampled_unwalkable, edges_checked, edges_unknown, oldest_checked;
 /* The oldest frame of each registered thread, from JVMTI: it never changes
@@ -66,6 +69,7 @@ static struct {
     jint depth, n;
     _Atomic int done;
 } req;
+#define DECLINED (-1000000) /* req.n: the handler found the thread inside a guarded call */
 
 /* Global refs of the sampled threads by registry slot; the lock keeps a
  * thread's ref and registry entry alive while it is being compared. */
@@ -80,9 +84,19 @@ static void on_walk_signal(int sig, siginfo_t *si, void *uc)
     int self = threads_gettid();
     /* tid -> -tid claims the request: the oracle can then no longer take it back. */
     if (atomic_compare_exchange_strong(&req.tid, &self, -self)) {
-        ASGCT_CallTrace t = {req.env, 0, req.frames};
-        walker(&t, req.depth, uc);
-        req.n = t.num_frames;
+        if (guard_in_call()) {
+            /* We interrupted a guarded call of ours (a queue handler's
+             * walk): that call's guard would catch a fault of this walk and
+             * file it under its case. Not a point to compare at. */
+            req.n = DECLINED;
+        } else {
+            /* An unmutated walk: a VM that dies in it is not the last case's. */
+            uint32_t kept = inflight_hide();
+            ASGCT_CallTrace t = {req.env, 0, req.frames};
+            walker(&t, req.depth, uc);
+            inflight_restore(kept);
+            req.n = t.num_frames;
+        }
         atomic_store(&req.done, 1);
     }
     errno = saved;
@@ -271,6 +285,11 @@ static jmethodID oldest_method(jvmtiEnv *env, const struct thread_info *t, jthre
 static void check_sampled(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t, jthread jt, ASGCT_CallFrame *ag)
 {
     if (!signal_walk(t, ag)) return;
+    if (req.n == DECLINED) {
+        atomic_fetch_add(&declined, 1);
+        atomic_fetch_add(&uncompared, 1);
+        return;
+    }
     atomic_fetch_add(&sampled, 1);
     int n = req.n;
     if (n <= 0) {
@@ -343,7 +362,8 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
          * (or a call blocked): the workload notices, so say it. */
         if (held > 1000000000LL) fprintf(stderr, "asgf: oracle: held thread %d (%s) suspended for %lld ms\n", t->tid, t->name, held / 1000000);
     }
-    if (got && answered) judge(t, ag, req.n, jv, nj);
+    if (got && answered && req.n == DECLINED) atomic_fetch_add(&declined, 1);
+    if (got && answered && req.n != DECLINED) judge(t, ag, req.n, jv, nj);
     else if (got) atomic_fetch_add(&uncompared, 1);
 }
 
@@ -411,8 +431,10 @@ void oracle_report(FILE *f)
             (unsigned long long)compared, secs > 0 ? (double)compared / secs : 0.0, (unsigned long long)equal_exact,
             (unsigned long long)equal_by_rule, mism);
     for (int k = 0; k < K_COUNT; k++) fprintf(f, "%s%s %llu", k ? ", " : "", kind_names[k], (unsigned long long)kinds[k]);
-    fprintf(f, "), not compared %llu (no answer %llu), not held (top frame not native) %llu, longest hold %.3f ms\n",
-            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)not_held,
+    fprintf(f, "), not compared %llu (no answer %llu, inside a guarded call %llu), not held (top frame not native) %llu, "
+            "longest hold %.3f ms\n",
+            (unsigned long long)uncompared, (unsigned long long)no_answer, (unsigned long long)declined,
+            (unsigned long long)not_held,
             (double)longest_hold_ns / 1e6);
     if (graph)
         fprintf(f, "asgf: oracle: sampled walks of running threads %llu (not walkable %llu), call edges checked %llu "

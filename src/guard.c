@@ -43,6 +43,12 @@ static _Atomic uint64_t n_caught, n_passed, n_claimed, n_nested, n_records_faile
 static _Atomic int dying;
 
 int guard_vm_dying(void) { return atomic_load_explicit(&dying, memory_order_relaxed); }
+
+int guard_in_call(void)
+{
+    struct slot *s = my_slot;
+    return s && atomic_load(&s->armed);
+}
 static _Atomic uint64_t n_duplicates;
 
 void guard_set_record_limit(long n) { record_set_limits(-1, n); }

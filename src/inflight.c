@@ -65,6 +65,20 @@ void inflight_store(const uint8_t *bytes, size_t len)
     memcpy(map + INFLIGHT_HEADER, bytes, len);
 }
 
+uint32_t inflight_hide(void)
+{
+    uint32_t n = 0, zero = 0;
+    if (!map) return 0;
+    memcpy(&n, map + 8, 4);
+    memcpy(map + 8, &zero, 4);
+    return n;
+}
+
+void inflight_restore(uint32_t len)
+{
+    if (map) memcpy(map + 8, &len, 4);
+}
+
 void inflight_close(int keep)
 {
     uint8_t *m = map;

@@ -20,6 +20,12 @@
 int inflight_open(const char *dir);
 /* [handler-safe] Copies bytes into the mapping (no-op without one). */
 void inflight_store(const uint8_t *bytes, size_t len);
+/* [handler-safe] For a call that runs no case (an unmutated reference
+ * walk): the file says "no case" until inflight_restore(returned value), so
+ * a VM that dies in that call is not paired with the case before it. */
+uint32_t inflight_hide(void);
+/* [handler-safe] */
+void inflight_restore(uint32_t len);
 /* Unmaps; removes the file unless keep. Not handler-safe. */
 void inflight_close(int keep);
 /* At a clean end: removes every in-flight file of this process in dir,

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "guard.h"
+#include "inflight.h"
 #include "regions.h"
 #include "tap.h"
 
@@ -172,6 +173,32 @@ static void fault_in_handler(void)
     unlink(stderr_path);
 }
 
+/* A handler that interrupts a guarded call can tell (the oracle's reference
+ * walk then declines), and an unmutated walk hides the in-flight case and
+ * puts it back. */
+static void note_in_call(void *p) { *(int *)p = guard_in_call(); }
+static void in_call_and_hidden_case(void)
+{
+    int inside = -1;
+    guard_run(note_in_call, &inside, &call, NULL);
+    CHECK(inside == 1 && guard_in_call() == 0, "guard_in_call: 1 inside a guarded call, 0 outside (%d)", inside);
+    CHECK(inflight_open(dir) == 0, "in-flight file opens");
+    inflight_store(case_bytes, 16);
+    char path[128];
+    snprintf(path, sizeof path, "%s/inflight-%d-%d.bin", dir, (int)getpid(), threads_gettid());
+    uint32_t kept = inflight_hide();
+    uint32_t during = 1, after = 0;
+    int fd = open(path, O_RDONLY);
+    if (fd >= 0 && pread(fd, &during, 4, 8) == 4) {
+        inflight_restore(kept);
+        if (pread(fd, &after, 4, 8) != 4) after = 0;
+    }
+    if (fd >= 0) close(fd);
+    CHECK(kept == 16 && during == 0 && after == 16, "inflight_hide says no case, restore brings it back (%u, %u, %u)",
+          kept, during, after);
+    inflight_close(0);
+}
+
 static void child_faults(void)
 {
     for (int i = 0; i < 5; i++) guard_run(write_to, (void *)0x50, &call, NULL);
@@ -219,6 +246,7 @@ int main(void)
     unmapped_and_sigbus();
     many_and_mask();
     nested();
+    in_call_and_hidden_case();
     threads();
     not_swallowed();
     counted_once_each();
