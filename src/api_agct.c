@@ -137,8 +137,11 @@ static int next_frame(ASGST_Iterator *iterator, ASGST_Frame *f)
     if (it->pos == 0) f->pc = it->pc, f->sp = it->sp, f->fp = it->fp;
     it->pos++;
     if (it->options & ASGST_END_ON_FIRST_JAVA_FRAME) {
-        f->method = NULL, f->bci = -1; /* that option fills only pc/sp/fp */
+        /* That option fills only pc/sp/fp, and the prototype hands the frame
+         * over with the end: 0, not 1 (docs/asgst-api.md). */
+        f->method = NULL, f->bci = -1;
         it->pos = it->n;
+        return 0;
     }
     return 1;
 }

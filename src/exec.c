@@ -22,8 +22,12 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
 {
     const struct api *api = c->cx->api;
     ASGST_Frame f;
-    int n = 0, rc;
-    while (n < EXEC_WALK_LIMIT && (c->out->last_vm = rc = api->next_frame(it, &f)) == 1) {
+    int n = 0, rc = 0;
+    while (n < EXEC_WALK_LIMIT) {
+        f.type = 0;
+        c->out->last_vm = rc = api->next_frame(it, &f);
+        /* 0 with a frame: END_ON_FIRST_JAVA_FRAME's one frame comes with the end */
+        if (rc != 1 && !(rc == 0 && f.type)) break;
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
@@ -31,6 +35,7 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
          * calls, and deeper frames add no new argument shapes. */
         if ((c->p->flags & CASE_FLAG_METHOD_INFO) && f.method && n <= 4)
             info_calls_method(api, f.method, f.bci, c->seed + (uint64_t)n);
+        if (rc == 0) break;
     }
     if (rc < 0) c->out->walk_error = rc;
     /* Past the end: the prototype must keep answering, not walk on. */

@@ -77,6 +77,11 @@ public class Probe {
         check(c[1] > 0, "unmutated walks of a thread running Java code return traces");
         check(c[4] > 0, "the spinner's own code (" + SPINNER + ") is among the top frames of walks");
         check(c[2] == 0, "no fault on unmutated contexts");
+        // End on the first Java frame: one frame (handed over with the end), never more.
+        long[] e = sample(tid, 0, 0, "asgf-case 1\nentry run_with_iterator\nmode signal\noptions end_on_first_java_frame\n",
+                500, 1, null);
+        System.out.println("# end_on_first_java_frame: ran " + e[0] + ", traces " + e[1] + ", max depth " + e[3]);
+        check(e[0] == 500 && e[1] > 0 && e[3] == 1, "end_on_first_java_frame walks give exactly one frame");
         stop = true;
     }
 
