@@ -12,28 +12,37 @@ BATCH = 400
 TIMEOUT = 300
 
 
+def _elf_sections(f):
+    """The section headers of an open ELF64 little-endian file, as a list of
+    (name offset, type, file offset, size), and the index of the name table;
+    None when it is no such file or its header is implausible."""
+    ident = f.read(64)
+    if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
+        return None
+    shoff, = struct.unpack_from('<Q', ident, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', ident, 0x3a)
+    if shentsize < 64 or shnum == 0 or shnum > 4096:
+        return None
+    f.seek(shoff)
+    table = f.read(shentsize * shnum)
+    out = []
+    for i in range(shnum):
+        sh = table[i * shentsize:(i + 1) * shentsize]
+        if len(sh) < 64:
+            break
+        name, sh_type = struct.unpack_from('<II', sh, 0)
+        off, size = struct.unpack_from('<QQ', sh, 0x18)
+        out.append((name, sh_type, off, size))
+    return out, shstrndx
+
+
 def elf_build_id(path):
     """GNU build-id of an ELF64 little-endian file as hex, or None."""
     try:
         with open(path, 'rb') as f:
-            ident = f.read(64)
-            if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
-                return None
-            shoff, = struct.unpack_from('<Q', ident, 0x28)
-            shentsize, shnum = struct.unpack_from('<HH', ident, 0x3a)
-            if shentsize < 64 or shnum == 0 or shnum > 4096:
-                return None
-            f.seek(shoff)
-            table = f.read(shentsize * shnum)
-            for i in range(shnum):
-                sh = table[i * shentsize:(i + 1) * shentsize]
-                if len(sh) < 64:
-                    break
-                sh_type, = struct.unpack_from('<I', sh, 4)
-                if sh_type != 7:            # SHT_NOTE
-                    continue
-                off, size = struct.unpack_from('<QQ', sh, 0x18)
-                if size > 1 << 16:
+            got = _elf_sections(f)
+            for _, sh_type, off, size in (got[0] if got else []):
+                if sh_type != 7 or size > 1 << 16:     # SHT_NOTE, of a sane size
                     continue
                 f.seek(off)
                 notes = f.read(size)
@@ -56,25 +65,16 @@ def elf_section_names(path):
     """Section names of an ELF64 little-endian file, or an empty set."""
     try:
         with open(path, 'rb') as f:
-            ident = f.read(64)
-            if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
+            got = _elf_sections(f)
+            if not got or got[1] >= len(got[0]):
                 return set()
-            shoff, = struct.unpack_from('<Q', ident, 0x28)
-            shentsize, shnum, shstrndx = struct.unpack_from('<HHH', ident, 0x3a)
-            if shentsize < 64 or shnum == 0 or shnum > 4096 or shstrndx >= shnum:
-                return set()
-            f.seek(shoff)
-            table = f.read(shentsize * shnum)
-            str_off, str_size = struct.unpack_from('<QQ', table, shstrndx * shentsize + 0x18)
+            sections, strndx = got
+            _, _, str_off, str_size = sections[strndx]
             if str_size > 1 << 20:
                 return set()
             f.seek(str_off)
             strings = f.read(str_size)
-            names = set()
-            for i in range(shnum):
-                at, = struct.unpack_from('<I', table, i * shentsize)
-                names.add(strings[at:strings.find(b'\0', at)].decode('ascii', 'replace'))
-            return names
+            return {strings[at:strings.find(b'\0', at)].decode('ascii', 'replace') for at, _, _, _ in sections}
     except (OSError, struct.error):
         return set()
 
