@@ -5,6 +5,7 @@ import shutil
 import struct
 import subprocess
 
+from . import elf
 from .model import Frame
 from .outdir import write_atomic
 
@@ -13,27 +14,13 @@ TIMEOUT = 300
 
 
 def _elf_sections(f):
-    """The section headers of an open ELF64 little-endian file, as a list of
-    (name offset, type, file offset, size), and the index of the name table;
-    None when it is no such file or its header is implausible."""
-    ident = f.read(64)
-    if len(ident) < 64 or ident[:4] != b'\x7fELF' or ident[4] != 2 or ident[5] != 1:
+    """(name offset, type, file offset, size) of each section of an open ELF file, and
+    the index of the name table; None when it is no ELF64 little-endian file."""
+    got = elf.header_table(f, 'sections')
+    if not got:
         return None
-    shoff, = struct.unpack_from('<Q', ident, 0x28)
-    shentsize, shnum, shstrndx = struct.unpack_from('<HHH', ident, 0x3a)
-    if shentsize < 64 or shnum == 0 or shnum > 4096:
-        return None
-    f.seek(shoff)
-    table = f.read(shentsize * shnum)
-    out = []
-    for i in range(shnum):
-        sh = table[i * shentsize:(i + 1) * shentsize]
-        if len(sh) < 64:
-            break
-        name, sh_type = struct.unpack_from('<II', sh, 0)
-        off, size = struct.unpack_from('<QQ', sh, 0x18)
-        out.append((name, sh_type, off, size))
-    return out, shstrndx
+    entries, strndx = got
+    return [struct.unpack_from('<II', e, 0) + struct.unpack_from('<QQ', e, 0x18) for e in entries], strndx
 
 
 def elf_build_id(path):

@@ -12,6 +12,8 @@ signature there."""
 import os
 import struct
 
+from . import elf
+
 # mov $15,%rax; syscall (rt_sigreturn) -- x86_64
 # mov x8,#139; svc #0 -- aarch64
 CODES = (bytes.fromhex('48c7c00f0000000f05'), bytes.fromhex('681180d2010000d4'))
@@ -31,22 +33,14 @@ def _segments(path):
         return None
     try:
         with open(path, 'rb') as f:
-            h = f.read(64)
-            if len(h) == 64 and h[:4] == b'\x7fELF' and h[4] == 2 and h[5] == 1:
-                phoff, = struct.unpack_from('<Q', h, 0x20)
-                phentsize, phnum = struct.unpack_from('<HH', h, 0x36)
-                if 56 <= phentsize <= 256 and 0 < phnum <= 256:
-                    f.seek(phoff)
-                    table = f.read(phentsize * phnum)
-                    segs = []
-                    for i in range(phnum):
-                        p = table[i * phentsize:(i + 1) * phentsize]
-                        if len(p) < 56:
-                            break
-                        ptype, = struct.unpack_from('<I', p, 0)
-                        if ptype == 1:          # PT_LOAD
-                            off, vaddr, _, filesz = struct.unpack_from('<QQQQ', p, 8)
-                            segs.append((vaddr, filesz, off))
+            got = elf.header_table(f, 'segments')
+            if got:
+                segs = []
+                for p in got[0]:
+                    ptype, = struct.unpack_from('<I', p, 0)
+                    if ptype == 1:          # PT_LOAD
+                        off, vaddr, _, filesz = struct.unpack_from('<QQQQ', p, 8)
+                        segs.append((vaddr, filesz, off))
     except (OSError, ValueError, struct.error):
         segs = None
     _loads[path] = segs
