@@ -112,6 +112,36 @@ sed -i "s/$(printf %06x $((ob)))/$(printf %06x $((oa)))/; s/+$ob\$/+$oa/" "$(gre
 crash-triage/triage --out "$d/o-ord" "$d/ord" > /dev/null 2>&1
 [ "$(buckets "$d/o-ord")" = "3 SIGSEGV in tm_other_site < tm_caller_a" ]
 ok $? "with the second deeper bucket gone it folds back ($(buckets "$d/o-ord" | tr '\n' ';'))"
+# A jump to address 0 (frames, none of which names the fault) is a bucket like any other,
+# never the suppressed one of reports with no frame at all.
+mkdir -p "$d/wild"
+printf 'ASGF-RECORD 1\npid: 4242\ntid: 4399\nthread: asgst-worker-0\nbackend: agct\nentry: run_with_iterator\nmode: signal\nkey: 00000000000000aa\noutcome: fault\nsignal: 11 SIGSEGV\nsi_code: 1\nsi_addr: 0x0000000000000000\npc: 0x0000000000000000 ?\nframe: 0 0x0000000000000000 ?\nframe: 1 0x0000000000000008 ?\ncase: 4153474601000000000000000000000000010100450000000000000001020200556e6196fd8c48dc\nEND\n' >"$d/wild/record-4242-4399-0.txt"
+crash-triage/triage --out "$d/o-wild" --known /dev/null "$d/wild" > /dev/null 2>&1
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); b=r["buckets"]; print(len(b), b[0]["title"], b[0]["status"])' "$d/o-wild/report.json" > "$d/wild.out" 2>&1
+[ "$(cat "$d/wild.out")" = "1 SIGSEGV in unknown new" ]; ok $? "a jump to address 0 is a new bucket, not suppressed ($(cat "$d/wild.out"))"
+# Undoing folds when the deep bucket's own report is gone: each bucket that stands again is
+# built from its own meta, and a folded name whose reports are gone leaves the list.
+python3 - "$d/o-meta" <<'PY'
+import os, sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import buckets, signature
+st = buckets.Store(sys.argv[1], signature.Rules.load())
+meta = lambda t, fr: {'title': t, 'frames': fr, 'signal': 'SIGSEGV', 'alt': None, 'frame': fr[0], 'module': None,
+                      'created': None, 'suppressed': None, 'jdk': None}
+m = lambda i, frm: {'id': i, 'path': '/nowhere/' + i, 'folded_from': frm, 'ended_early': True, 'case': None}
+st.buckets['ff'] = dict(meta('Tff', ['a', 'b', 'c', 'd']), signature='ff', members=[m('1', 'cc'), m('2', 'aa')],
+                        folded=[{'signature': 'aa', 'title': 'Taa', 'meta': meta('Taa', ['a', 'b'])},
+                                {'signature': 'cc', 'title': 'Tcc', 'meta': meta('Tcc', ['a', 'b', 'c'])}])
+st.buckets['tt'] = dict(meta('Ttt', ['x', 'y']), signature='tt', members=[{'id': '3', 'path': '/nowhere/3', 'ended_early': False}],
+                        folded=[{'signature': 'ss', 'title': 'Tss', 'meta': meta('Tss', ['x'])}])
+st.fold()
+cc, ff, tt = st.buckets.get('cc'), st.buckets['ff'], st.buckets['tt']
+good = (cc and cc['title'] == 'Tcc' and cc['frames'] == ['a', 'b', 'c'] and sorted(x['id'] for x in cc['members']) == ['1', '2']
+        and [f['signature'] for f in cc.get('folded', [])] == ['aa'] and not ff['members'] and 'folded' not in tt)
+print(('ok' if good else 'not ok') + ' - undone folds stand again from their own meta; a folded name with no reports goes (%s)'
+      % (((cc or {}).get('title'), [f['signature'] for f in (cc or {}).get('folded', [])], tt.get('folded')),))
+PY
+[ $? = 0 ] || echo "not ok - the fold check above did not run"
 # A complete short signature (reached via an entry) is its own bucket.
 record "$d/entry" e 00000000000000d1 tm_other_site+4 ASGST_RunWithIterator+4
 record "$d/entry" f 00000000000000d2 tm_other_site+4 tm_caller_a+4 ASGST_RunWithIterator+4

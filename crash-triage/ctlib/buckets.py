@@ -149,8 +149,16 @@ class Store:
         return self._rules_id
 
     def replay_failures(self, path):
-        """How many triage runs in a row failed to replay the artifact at path."""
-        return (self.index['files'].get(os.path.abspath(path)) or {}).get('replay_failures', 0)
+        """How many triage runs in a row failed to replay the artifact at path, as it is
+        now (a file that changed since starts again from 0)."""
+        e = self.index['files'].get(os.path.abspath(path)) or {}
+        try:
+            st = os.stat(path)
+        except OSError:
+            return 0
+        if (e.get('size'), e.get('mtime_ns')) != (st.st_size, st.st_mtime_ns):
+            return 0
+        return e.get('replay_failures', 0)
 
     def forget(self, path):
         """Drop the members that came from path (the file changed)."""
@@ -313,13 +321,25 @@ class Store:
                 e = base.setdefault(sig, {'meta': b, 'held': {}})
                 e['meta'] = b
                 e['held'][sig] = own
+            kept = []
             for f in b.get('folded', []):
-                meta = f.get('meta')
                 took = [m for m in b['members'] if m.get('folded_from') == f['signature']]
-                if meta is None or not took:
-                    continue        # folded by an older triage, which kept too little to undo it
+                if not took:
+                    continue        # its reports were read again as something else: the name goes
+                kept.append(f)
+                # an older triage kept no meta: the bucket's own if it stands again
+                live = self.buckets.get(f['signature'])
+                meta = f.get('meta') or (live if live and live['members'] else None)
+                if meta is None:
+                    continue        # nothing to stand it up with: its reports stay where they are
                 e = base.setdefault(f['signature'], {'meta': meta, 'held': {}})
                 e['held'][sig] = took
+            if len(kept) != len(b.get('folded', [])):
+                if kept:
+                    b['folded'] = kept
+                else:
+                    del b['folded']
+                self.touched.add(sig)
         home, emptied = {}, set()
         for sig in sorted(base, key=lambda g: (-len(frames(base[g]['meta'])), g)):
             names = frames(base[sig]['meta'])
@@ -334,14 +354,19 @@ class Store:
                 home[sig] = into[0]
                 emptied.add(sig)
         moved = []
-        for sig in sorted(base):
-            want = home.get(sig, sig)
-            while want in home:
-                want = home[want]
-            for holder, ms in sorted(base[sig]['held'].items()):
-                if holder != want:
-                    self._move(sig, base[sig]['meta'], ms, holder, want)
-                    moved.extend(ms)
+        # Folds undone first: a bucket that stands again is built from its own meta
+        # before another bucket's reports come into it.
+        for undo in (True, False):
+            for sig in sorted(base):
+                want = home.get(sig, sig)
+                while want in home:
+                    want = home[want]
+                if (want == sig) != undo:
+                    continue
+                for holder, ms in sorted(base[sig]['held'].items()):
+                    if holder != want:
+                        self._move(sig, base[sig]['meta'], ms, holder, want)
+                        moved.extend(ms)
         if moved:
             self._reindex({m['path'] for m in moved})
 
