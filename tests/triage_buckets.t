@@ -44,7 +44,7 @@ EXPECTED = {
     'OOM in MemAllocator::allocate < TypeArrayKlass::allocate_common < InterpreterRuntime::newarray':
         ['hs_err-25-oom-1'],
     # no frames at all: a synthetic cut and a real report cut when the VM hung writing it
-    'SIGSEGV in unknown': ['hs_err-17-cut-in-header', 'hs_err-17-plant-hung-truncated'],
+    'SIGSEGV with no stack': ['hs_err-17-cut-in-header', 'hs_err-17-plant-hung-truncated'],
     # the real OpenJDK 17 AGCT bug: hs_err files (inline chain added by addr2line) and
     # records (hand-written and real, from the reproducers and found afresh by mutate=near)
     'SIGSEGV in nmethod::get_original_pc < CompiledMethod::get_deopt_original_pc < frame::init':

@@ -40,7 +40,7 @@ LIST_KEYS = {
     'suppressions': ('title', 'why'),
 }
 TOP_KEYS = {'_comment', 'version', 'top_frames', 'alt_top_frames', 'frame_separator',
-            'title_format', 'title_format_no_frames', 'signature_hex_digits'} | set(LIST_KEYS)
+            'title_format', 'title_format_no_frames', 'title_format_no_stack', 'signature_hex_digits'} | set(LIST_KEYS)
 
 
 def validate(data, src='rules'):
@@ -85,6 +85,7 @@ class Rules:
         self.sep = data.get('frame_separator', ' < ')
         self.fmt = data.get('title_format', '{signal} in {frames}')
         self.fmt_none = data.get('title_format_no_frames', '{signal} in unknown')
+        self.fmt_no_stack = data.get('title_format_no_stack', '{signal} with no stack')
         self.digits = int(data.get('signature_hex_digits', 12))
         self.normalize = []
         for i, e in enumerate(data.get('normalize', [])):
@@ -294,7 +295,9 @@ class Rules:
         limit = limit or self.top
         names = self.meaningful(rep.frames, limit)
         sig = self.signal_class(rep)
-        if not names:
+        if not rep.frames:      # the report holds no frame at all (cut before its stack)
+            return self.fmt_no_stack.format(signal=sig), []
+        if not names:           # frames, none of which names the fault (a wild jump, stubs only)
             return self.fmt_none.format(signal=sig), []
         return self.fmt.format(signal=sig, frames=self.sep.join(names)), names
 
