@@ -23,11 +23,12 @@ static int walk(struct call *c, ASGST_Iterator *it, int keep)
     const struct api *api = c->cx->api;
     ASGST_Frame f;
     int n = 0, rc = 0;
+    /* END_ON_FIRST_JAVA_FRAME's one frame comes with the end: 0 and a frame */
+    int last_with_end = (c->p->options & ASGST_END_ON_FIRST_JAVA_FRAME) != 0;
     while (n < EXEC_WALK_LIMIT) {
         f.type = 0;
         c->out->last_vm = rc = api->next_frame(it, &f);
-        /* 0 with a frame: END_ON_FIRST_JAVA_FRAME's one frame comes with the end */
-        if (rc != 1 && !(rc == 0 && f.type)) break;
+        if (rc != 1 && !(rc == 0 && last_with_end && f.type)) break;
         if (keep && c->cx->frames_out && n < c->cx->frames_cap) c->cx->frames_out[n] = f;
         n++;
         c->out->types_seen |= (uint8_t)(1u << (f.type & 7));
