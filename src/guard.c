@@ -26,7 +26,7 @@ struct slot {
     uintptr_t entry_sp;
     const struct guard_call *call;
     struct guard_fault *fault;
-    _Atomic int recording; /* catch_fault is writing this fault's record */
+    _Atomic int handling; /* on_fault frames of this thread between entry and jump or return */
     char record_text[12288];
 };
 
@@ -131,7 +131,6 @@ static void catch_fault(struct slot *s, int sig, siginfo_t *si, ucontext_t *uc)
     struct guard_fault local, *f = s->fault ? s->fault : &local;
     f->sig = sig, f->code = si->si_code, f->addr = (uintptr_t)si->si_addr, f->pc = pc;
     f->record[0] = 0;
-    atomic_store(&s->recording, 1);
     if (record_dir[0]) {
         struct record_info ri = {
             .dir = record_dir, .sig = sig, .si = si, .uc = uc,
@@ -142,35 +141,50 @@ static void catch_fault(struct slot *s, int sig, siginfo_t *si, ucontext_t *uc)
         if (r == RECORD_FAILED) atomic_fetch_add(&n_records_failed, 1);
         if (r == RECORD_COUNTED) atomic_fetch_add(&n_duplicates, 1);
     }
-    atomic_store(&s->recording, 0);
     s->fault_mask = uc->uc_sigmask;
     atomic_fetch_add(&n_caught, 1);
+    atomic_store(&s->handling, 0); /* the jump leaves every on_fault frame of this thread */
     siglongjmp(s->jb, sig);
 }
 
-/* [handler-safe] The SIGSEGV/SIGBUS handler. */
+/* [handler-safe] The SIGSEGV/SIGBUS handler. With SA_NODEFER a fault in
+ * its own work (the JVM's verdict, catch_fault's record) comes back here on
+ * the same thread: that one is passed on, not caught, and a fault in passing
+ * it on ends the process by the default action, never a loop. */
 static void on_fault(int sig, siginfo_t *si, void *ucv)
 {
     int saved_errno = errno;
     struct slot *s = my_slot;
-    if (s && atomic_load(&s->armed)) {
+    int depth = s ? atomic_fetch_add(&s->handling, 1) : 0;
+    if (depth == 0 && s && atomic_load(&s->armed)) {
         uintptr_t addr = (uintptr_t)si->si_addr;
         if (mode == GUARD_PRIMARY && jvm_handler && !below_own_frame(s, addr) && !regions_in_poll_page(addr) &&
             jvm_handler(sig, si, ucv, 0)) {
             atomic_fetch_add(&n_claimed, 1);
+            atomic_fetch_sub(&s->handling, 1);
             errno = saved_errno;
             return;
         }
         catch_fault(s, sig, si, ucv);
     }
-    if (s && atomic_load(&s->recording)) {
-        /* A fault in catch_fault itself (the record's reads of a case or a
-         * context): the slot is disarmed, so it goes on like any unguarded
-         * fault and the VM writes its report; this line says whose it was. */
-        static const char msg[] = "asgst-fuzz: a fault while recording a caught fault: passed on\n";
+    if (depth > 0) {
+        atomic_store(&s->armed, 0);
+        static const char msg[] = "asgst-fuzz: a fault inside the guard's fault handler: passed on\n";
         sigsafe_write_all(2, msg, sizeof msg - 1);
+        if (depth > 1) {
+            /* Passing the first one on faulted too: the default action. */
+            atomic_store(&dying, 1);
+            struct sigaction dfl;
+            memset(&dfl, 0, sizeof dfl);
+            dfl.sa_handler = SIG_DFL;
+            sigaction(sig, &dfl, NULL);
+            atomic_fetch_sub(&s->handling, 1);
+            errno = saved_errno;
+            return;
+        }
     }
     pass_on(sig, si, ucv);
+    if (s) atomic_fetch_sub(&s->handling, 1);
     errno = saved_errno;
 }
 

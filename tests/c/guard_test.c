@@ -168,7 +168,7 @@ static void fault_in_handler(void)
     int st = child_status(fault_in_handler_body);
     char *text = slurp(stderr_path);
     CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV && text &&
-              strstr(text, "a fault while recording a caught fault: passed on"),
+              strstr(text, "a fault inside the guard's fault handler: passed on"),
           "a fault while recording a caught fault is passed on and said (%s)", text ? text : "no stderr");
     unlink(stderr_path);
 }
