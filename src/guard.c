@@ -278,6 +278,9 @@ int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guar
     if (!s) return GUARD_FULL;
     s->call = call;
     s->fault = fault;
+    /* a jump out of on_fault that was not ours (none is known) must not make
+     * this call's faults look nested */
+    atomic_store_explicit(&s->handling, 0, memory_order_relaxed);
     s->entry_sp = (uintptr_t)__builtin_frame_address(0);
     my_slot = s;
     int sig = sigsetjmp(s->jb, 0);
