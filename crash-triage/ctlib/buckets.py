@@ -9,7 +9,7 @@ import time
 from . import case as casefmt
 from . import jdk as jdklib
 from .outdir import SPACE, copy_atomic, write_atomic
-from .signature import describe
+from .signature import continues, describe
 
 INDEX = 'index.json'
 SOURCES = ('hs_err', 'record', 'fuzzer', 'asan')
@@ -348,8 +348,7 @@ class Store:
                 continue
             sigclass = base[sig]['meta'].get('signal')
             into = [g for g, o in base.items() if g != sig and g not in emptied
-                    and o['meta'].get('signal') == sigclass and len(frames(o['meta'])) > len(names)
-                    and frames(o['meta'])[:len(names)] == names]
+                    and continues(frames(o['meta']), o['meta'].get('signal'), names, sigclass)]
             if len(into) == 1:
                 home[sig] = into[0]
                 emptied.add(sig)

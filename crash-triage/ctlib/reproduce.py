@@ -64,9 +64,8 @@ class Target:
             return True
         if sig in self.also or title in self.also:
             return True
-        return bool(found is not None and found.ended_early and found.frames and self.frames
-                    and found.signal == self.signal and len(found.frames) < len(self.frames)
-                    and self.frames[:len(found.frames)] == found.frames)
+        return bool(found is not None and found.ended_early
+                    and signature.continues(self.frames, self.signal, found.frames, found.signal))
 
 
 @dataclass

@@ -311,6 +311,14 @@ class Rules:
         return None
 
 
+def continues(deep_frames, deep_signal, frames, signal):
+    """Whether a backtrace of `frames` that ended early can be a shallower unwind of the
+    fault titled by `deep_frames`: the same signal class, and the deeper title starts with
+    every one of its frames. Triage folds on it; repro counts such an attempt."""
+    return (bool(frames) and signal == deep_signal and len(deep_frames) > len(frames)
+            and deep_frames[:len(frames)] == frames)
+
+
 def describe(rep, rules):
     """Fill rep.extra with title/alt/frame/signature; return the title."""
     trampoline.mark(rep)
