@@ -79,6 +79,21 @@ static int below_own_frame(const struct slot *s, uintptr_t addr)
     return addr >= lo && addr < s->entry_sp;
 }
 
+/* [handler-safe] The process is going down on this fault: the signal's
+ * default action for its refault once we return, or the JVM's report.
+ * Breakpoints come out first: the report's stack walks and a core dump run
+ * through armed code. */
+static void dying_of(int sig, int to_default)
+{
+    atomic_store(&dying, 1);
+    wcov_disarm();
+    if (!to_default) return;
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(sig, &dfl, NULL);
+}
+
 /* [handler-safe] Hands a fault we do not own to whoever owned it before. */
 static void pass_on(int sig, siginfo_t *si, void *uc)
 {
@@ -86,24 +101,18 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
     if (mode == GUARD_CHAINED) {
         /* The JVM calls a chained handler only for faults it does not own:
          * an unguarded one is fatal. */
-        atomic_store(&dying, 1);
-        wcov_disarm(); /* the hs_err file's stack walks run through armed code */
         /* Returning would tell the JVM we handled it. Make the chain slot
          * SIG_DFL instead: the refault then reaches the JVM's fatal-error
          * path and its hs_err file. */
         static const char msg[] = "asgst-fuzz: unguarded fault passed back to the JVM\n";
         sigsafe_write_all(2, msg, sizeof msg - 1);
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        sigaction(sig, &dfl, NULL);
+        dying_of(sig, 1);
         return;
     }
     if (jvm_handler) {
         /* Ask first, so a fatal fault can be told from the JVM's own. */
         if (jvm_handler(sig, si, uc, 0)) return;
-        atomic_store(&dying, 1);
-        wcov_disarm();
+        dying_of(sig, 0);
         jvm_handler(sig, si, uc, 1); /* hs_err, then abort */
         return;
     }
@@ -112,12 +121,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc)
         old->sa_sigaction(sig, si, uc);
     } else if (old->sa_handler == SIG_DFL) {
         /* Nobody else wants it: restore the default and let it refault. */
-        atomic_store(&dying, 1);
-        wcov_disarm(); /* a core dump shows the code, not our breakpoints */
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        sigaction(sig, &dfl, NULL);
+        dying_of(sig, 1);
     } else if (old->sa_handler != SIG_IGN) {
         old->sa_handler(sig);
     }
@@ -173,11 +177,7 @@ static void on_fault(int sig, siginfo_t *si, void *ucv)
         sigsafe_write_all(2, msg, sizeof msg - 1);
         if (depth > 1) {
             /* Passing the first one on faulted too: the default action. */
-            atomic_store(&dying, 1);
-            struct sigaction dfl;
-            memset(&dfl, 0, sizeof dfl);
-            dfl.sa_handler = SIG_DFL;
-            sigaction(sig, &dfl, NULL);
+            dying_of(sig, 1);
             atomic_fetch_sub(&s->handling, 1);
             errno = saved_errno;
             return;
