@@ -362,8 +362,11 @@ static void compare_one(jvmtiEnv *env, JNIEnv *jni, const struct thread_info *t,
          * (or a call blocked): the workload notices, so say it. */
         if (held > 1000000000LL) fprintf(stderr, "asgf: oracle: held thread %d (%s) suspended for %lld ms\n", t->tid, t->name, held / 1000000);
     }
-    if (got && answered && req.n == DECLINED) atomic_fetch_add(&declined, 1);
-    if (got && answered && req.n != DECLINED) judge(t, ag, req.n, jv, nj);
+    if (got && answered && req.n == DECLINED) {
+        atomic_fetch_add(&declined, 1);
+        answered = 0;
+    }
+    if (got && answered) judge(t, ag, req.n, jv, nj);
     else if (got) atomic_fetch_add(&uncompared, 1);
 }
 
