@@ -27,7 +27,7 @@ struct slot {
     const struct guard_call *call;
     struct guard_fault *fault;
     _Atomic int handling; /* on_fault frames of this thread between entry and jump or return */
-    char record_text[12288];
+    char record_text[16384]; /* 64 frames, 8 build-ids and 48 image words of long paths */
 };
 
 typedef int (*jvm_handler_fn)(int sig, siginfo_t *info, void *uc, int abort_if_unrecognized);

@@ -82,6 +82,28 @@ static void frame_line(struct sbuf *b, const char *key, int index, uintptr_t pc)
 
 static const char *or_unknown(const char *s) { return s ? s : "?"; }
 
+/* [handler-safe] One `build_id:` line for each module the backtrace names,
+ * at most 8: the offsets belong to that build, and triage must not name
+ * them from another one rebuilt at the same path since. */
+static void build_id_lines(struct sbuf *b, const uintptr_t *pcs, int n)
+{
+    const char *seen[8];
+    int k = 0;
+    for (int i = 0; i < n && k < 8; i++) {
+        uintptr_t off = 0;
+        const char *module = regions_module_of(pcs[i], &off), *id = regions_build_id_of(pcs[i]);
+        int dup = !module || !id;
+        for (int j = 0; j < k && !dup; j++) dup = !strcmp(seen[j], module);
+        if (dup) continue;
+        seen[k++] = module;
+        sb_str(b, "build_id: ");
+        sb_str(b, module);
+        sb_chr(b, ' ');
+        sb_str(b, id);
+        sb_chr(b, '\n');
+    }
+}
+
 /* [handler-safe] A forged stack copy's header line and its forged words:
  * those that differ from the live stack the copy was taken from
  * (relocation aside), at most 48, each with the module it points into. The
@@ -516,6 +538,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
 
     frame_line(&b, "pc: ", -1, pcs[0]);
     for (int i = 0; i < n; i++) frame_line(&b, "frame: ", i, pcs[i]);
+    build_id_lines(&b, pcs, n);
     if (c && c->image && c->image_len) image_lines(&b, c);
     sb_str(&b, "case: ");
     if (c && c->case_bytes) sb_hexbytes(&b, c->case_bytes, c->case_len);

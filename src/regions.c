@@ -1,5 +1,6 @@
 /* /proc/self/maps snapshot and thread registry (see regions.h). */
 #include <fcntl.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 struct map {
     uintptr_t lo, hi, file_off;
     uint32_t path; /* offset into pool; 0 = anonymous */
+    uint32_t build_id; /* offset into pool of the loaded object's GNU build-id in hex; 0 = none known */
     uint8_t prot;  /* 1 r, 2 w, 4 x */
 };
 
@@ -78,6 +80,58 @@ static void classify(struct snapshot *s)
     }
 }
 
+static const struct map *find(const struct snapshot *s, uintptr_t addr);
+
+struct id_walk {
+    struct snapshot *s;
+    size_t *pool_used;
+};
+
+/* The GNU build-id note of a loaded object, as the loader mapped it: the
+ * file on disk may since have been replaced by another build, and triage
+ * must know which build the record's offsets belong to. Runs under the
+ * loader's lock (dl_iterate_phdr), which keeps the object mapped while its
+ * notes are read. Not handler-safe. */
+static int note_build_ids(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct id_walk *w = arg;
+    struct snapshot *s = w->s;
+    char hex[2 * 64 + 1] = "";
+    for (int i = 0; i < info->dlpi_phnum && !hex[0]; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE) continue;
+        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+        size_t at = 0, len = ph->p_memsz;
+        while (at + 12 <= len) {
+            uint32_t namesz, descsz, type;
+            memcpy(&namesz, p + at, 4), memcpy(&descsz, p + at + 4, 4), memcpy(&type, p + at + 8, 4);
+            size_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~3u);
+            at = desc_at + ((descsz + 3) & ~3u);
+            if (at > len) break;
+            if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(p + name_at, "GNU", 4) || !descsz || descsz > 64)
+                continue;
+            for (uint32_t k = 0; k < descsz; k++) snprintf(hex + 2 * k, 3, "%02x", p[desc_at + k]);
+            break;
+        }
+    }
+    size_t hlen = strlen(hex);
+    if (!hlen || *w->pool_used + hlen + 1 > POOL_SIZE) return 0;
+    uint32_t id = (uint32_t)*w->pool_used;
+    memcpy(s->pool + id, hex, hlen + 1);
+    *w->pool_used += hlen + 1;
+    /* Every file mapping inside the object's loaded segments is that object. */
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD) continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+        const struct map *m = find(s, lo);
+        for (int k = m ? (int)(m - s->m) : s->n; k < s->n && s->m[k].lo < hi; k++)
+            if (s->m[k].path) s->m[k].build_id = id;
+    }
+    return 0;
+}
+
 int regions_refresh(void)
 {
     FILE *f = fopen("/proc/self/maps", "r");
@@ -95,7 +149,7 @@ int regions_refresh(void)
         int path_at = 0;
         if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &path_at) < 4) continue;
         struct map *m = &s->m[s->n++];
-        m->lo = lo, m->hi = hi, m->file_off = off, m->path = 0;
+        m->lo = lo, m->hi = hi, m->file_off = off, m->path = 0, m->build_id = 0;
         m->prot = (uint8_t)((perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2);
         char *path = line + path_at;
         path[strcspn(path, "\n")] = 0;
@@ -107,6 +161,8 @@ int regions_refresh(void)
         }
     }
     fclose(f);
+    struct id_walk w = {s, &pool_used};
+    dl_iterate_phdr(note_build_ids, &w);
     classify(s);
     atomic_store_explicit(&active, (int)(s - snaps), memory_order_release);
     int n = s->n;
@@ -139,6 +195,15 @@ const char *regions_module_of(uintptr_t addr, uintptr_t *offset)
     if (!m || !m->path || m->path >= POOL_SIZE) return NULL;
     *offset = addr - m->lo + m->file_off;
     return s->pool + m->path;
+}
+
+const char *regions_build_id_of(uintptr_t addr)
+{
+    const struct snapshot *s = current();
+    if (!s) return NULL;
+    const struct map *m = find(s, addr);
+    if (!m || !m->path || !m->build_id || m->build_id >= POOL_SIZE) return NULL;
+    return s->pool + m->build_id;
 }
 
 int regions_in_libjvm(uintptr_t addr)

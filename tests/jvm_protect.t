@@ -14,6 +14,12 @@ for how in primary chained; do
   LD_PRELOAD="$pre" "$JAVA" $PROBE=api=agct,out=$d/$how $PROBE_CP Probe mutate "$d/$how" 2>&1 \
     | grep -q "probe: guard mode $how,"; ok $? "guard ran in $how mode"
 
+  # the build that ran, as the loader mapped it: triage names the offsets from it alone
+  jvm=$(grep -h '^pc: .*/libjvm.so+' "$d/$how"/record-* 2>/dev/null | head -1 | sed 's/^pc: [^ ]* //; s/+0x[0-9a-f]*$//')
+  want=$(readelf -n "$jvm" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
+  [ -n "$want" ] && grep -qx "build_id: $jvm $want" $(grep -l '^pc: .*/libjvm.so+' "$d/$how"/record-*)
+  ok $? "$how: a record of a libjvm fault names libjvm's build-id (${jvm:-no libjvm record} ${want:-none})"
+
   mkdir -p "$d/$how-off"
   LD_PRELOAD="$pre" "$JAVA" -XX:ErrorFile="$d/$how-off/hs_err_pid%p.log" $PROBE=api=agct,protect=0,out=$d/$how-off \
     $PROBE_CP Probe plant-unprotected > "$d/$how-off/out" 2>&1
