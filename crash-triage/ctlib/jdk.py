@@ -1,7 +1,8 @@
 """The JDK a report came from: its home, version string and libjvm build-id, read from
 the libjvm path in the report's frames or library list. A bucket keeps the first
 member's, so that repro, minimize and writeup run it on the same VM by default and
-can say when that VM is gone or was rebuilt."""
+can say when that VM is gone or was rebuilt. A crash record names the libjvm's build-id
+as it ran; when the file there is another build now, that recorded id is the one kept."""
 import os
 import shutil
 
@@ -36,9 +37,12 @@ def of_report(rep):
     for p in paths:
         if p.endswith('/lib/server/libjvm.so') and os.path.isabs(p):
             home = p[:-len('/lib/server/libjvm.so')]
-            if os.path.isdir(home):
-                return identity(home)
-            return {'home': home, 'version': None, 'build_id': None}
+            now = identity(home) if os.path.isdir(home) else {'home': home, 'version': None, 'build_id': None}
+            then = rep.extra.get('build_ids', {}).get(p)
+            if then and then != now['build_id']:
+                # rebuilt (or gone) since: the version on disk is not the one that ran
+                return {'home': home, 'version': None, 'build_id': then}
+            return now
     return None
 
 

@@ -128,6 +128,14 @@ def parse(data, path):
                 rep.case = bytes.fromhex(val[:2 * MAX_CASE])
             elif val:
                 rep.flag('bad-case')
+        elif key == 'build_id':
+            path, _, bid = val.rpartition(' ')
+            if path.startswith('/') and bid and HEX_RE.match(bid) and len(bid) <= 128:
+                ids = rep.extra.setdefault('build_ids', {})
+                if len(ids) < 16:
+                    ids[path[:4096]] = bid.lower()
+            else:
+                rep.flag('corrupted')
         elif key in ('mismatch', 'method', 'shape'):     # the oracle's mismatch records
             rep.extra[key] = val[:1024]
         # unknown keys are ignored, as the format says

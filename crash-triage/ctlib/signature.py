@@ -368,6 +368,9 @@ def explain(rep, rules):
                                                      '-> ' + verdict))
     if not rep.frames:
         lines.append('  (no frames)')
+    for path, now in sorted(rep.extra.get('other_build', {}).items()):
+        lines.append('not named: %s is now another build (build-id %s; the report ran %s), and that '
+                     "build's debug file is not here" % (path, now, rep.extra['build_ids'][path]))
     if probe:
         lines.append('probe fault: %s [%s] -> not a bucket' % (probe['why'], probe['where']))
     title = describe(rep, rules)

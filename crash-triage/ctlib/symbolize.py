@@ -104,6 +104,8 @@ class Symbolizer:
         self.dirty = False
         self.calls = 0
         self.errors = []
+        self.ids = {}        # path -> build-id of the file there now
+        self.rebuilt = {}    # path -> (recorded build-id, build-id now, [report paths])
         if cache_path and os.path.exists(cache_path):
             try:
                 with open(cache_path) as f:
@@ -159,21 +161,42 @@ class Symbolizer:
             return fr.offset - 1 if back and fr.offset > 0 else fr.offset
         return fr.offset - 1 if fr.is_return and fr.offset > 0 else fr.offset
 
+    def _build_id(self, path):
+        if path not in self.ids:
+            self.ids[path] = elf_build_id(path)
+        return self.ids[path]
+
     def _resolve(self, rep, module):
+        """The file whose symbols name the report's offsets in module, or None. A record
+        says which build each module was (its build-id): a file at that path since
+        rebuilt has other code at those offsets and is not used, unless the recorded
+        build's debug file is still there."""
         path = module if module.startswith('/') else rep.module_paths.get(module)
         if not path:
             return None
+        want = rep.extra.get('build_ids', {}).get(path)
         root = rep.extra.get('sysroot')
-        if root:
-            # A JDK run in a root of a newer Debian (ci/install-jdk): its modules, and
-            # their -dbg files by build-id, are there; our own (bound in at the same
-            # paths) are not, and are found on the host below.
-            inner = os.path.join(root, path.lstrip('/'))
-            if os.path.isfile(inner):
-                bid = elf_build_id(inner)
-                dbg = bid and os.path.join(root, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
-                return dbg if dbg and os.path.isfile(dbg) else inner
-        return path if os.path.isfile(path) else None
+        # A JDK run in a root of a newer Debian (ci/install-jdk): its modules, and
+        # their -dbg files by build-id, are there; our own (bound in at the same
+        # paths) are not, and are found on the host below.
+        inner = root and os.path.join(root, path.lstrip('/'))
+        if inner and os.path.isfile(inner):
+            bid = want or self._build_id(inner)
+            dbg = bid and os.path.join(root, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
+            if dbg and os.path.isfile(dbg):
+                return dbg
+            path = inner
+        elif not os.path.isfile(path):
+            return None
+        now = want and self._build_id(path)
+        if want and now and now != want:
+            dbg = os.path.join('/usr/lib/debug/.build-id', want[:2], want[2:] + '.debug')
+            if os.path.isfile(dbg):
+                return dbg
+            rep.extra.setdefault('other_build', {})[path] = now
+            self.rebuilt.setdefault(path, (want, now, []))[2].append(rep.path)
+            return None
+        return path
 
     def symbolize(self, reports):
         """Fill missing function names in place; inline chains become extra frames.

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# crash-triage: a crash record names each module's GNU build-id as it ran. A module
+# rebuilt at the same path since (a VM engineer's build directory, an upgraded JDK
+# package) has other code at the record's offsets: triage must not name them from it,
+# must say so, and must still name them from that build's debug file when it is there.
+cd "$(dirname "$0")/.." || exit 1
+export TRIAGE_REPLAY=/nonexistent/replay
+. tests/lib.sh
+lib=$PWD/build/lib/libasgfagent.so
+other=$PWD/build/tests/libprobe.so
+for f in "$lib" "$other"; do
+  [ -f "$f" ] || { echo "ok - build-id records # SKIP $f missing (make)"; exit 0; }
+done
+command -v addr2line >/dev/null || { echo "ok - build-id records # SKIP no addr2line"; exit 0; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+bid() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}'; }
+
+# One of our own modules, under a name of its own, stands in for libjvm (triage's
+# rules skip frames in our modules); another of ours is "the same path, rebuilt".
+cp "$lib" "$tmp/libvmstandin.so"; lib=$tmp/libvmstandin.so
+then=$(bid "$lib"); now=$(bid "$other")
+[ -n "$then" ] && [ -n "$now" ] && [ "$then" != "$now" ]
+ok $? "the two modules have distinct build-ids ($then, $now)"
+off=$(nm --defined-only "$lib" | awk '$2 == "T" && $3 == "agct_code_name" {print $1}')
+pc=$(printf '0x%x' $(( 0x$off + 4 )))
+
+record() {   # record DIR MODULE-PATH BUILD-ID [SYSROOT]
+  mkdir -p "$1"
+  { printf 'ASGF-RECORD 1\npid: 4242\ntid: 4250\nthread: worker-0\nbackend: agct\nentry: run_with_iterator\n'
+    printf 'mode: signal\n'
+    [ -n "${4:-}" ] && printf 'sysroot: %s\n' "$4"
+    printf 'key: 00000000000000aa\noutcome: fault\nvm_last: none\nsignal: 11 SIGSEGV\nsi_code: 1\n'
+    printf 'si_addr: 0x0000000000000010\npc: 0x00007f0000012ca4 %s+%s\n' "$2" "$pc"
+    printf 'frame: 0 0x00007f0000012ca4 %s+%s\nbuild_id: %s %s\ncase: 41534746010000000000000000000000\nEND\n' "$2" "$pc" "$2" "$3"
+  } >"$1/record-4242-4250-0.txt"
+}
+
+record "$tmp/same" "$lib" "$then"
+out=$(crash-triage/triage --signature "$tmp/same/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q '# SIGSEGV in agct_code_name$'
+ok $? "the build that ran is the one at the path: the frame is named ($(echo "$out" | tail -1))"
+
+record "$tmp/rebuilt" "$lib" "$now"
+out=$(crash-triage/triage --signature "$tmp/rebuilt/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
+ok $? "another build at the path: the frame keeps module+offset ($(echo "$out" | tail -1))"
+out=$(crash-triage/triage --explain "$tmp/rebuilt/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q "^not named: $lib is now another build (build-id $then; the report ran $now)"
+ok $? "--explain says why the frame is not named"
+
+crash-triage/triage --out "$tmp/o" "$tmp/rebuilt" >"$tmp/o.out" 2>"$tmp/o.err"
+ok $? "triage over the record exits 0"
+grep -q "^triage: $lib is another build than the one 1 report(s) ran (build-id $now then, $then now" "$tmp/o.err"
+ok $? "triage says on stderr which module was rebuilt ($(head -c 300 "$tmp/o.err"))"
+
+# A JDK run in a root: the file there was rebuilt, but the debug file of the build that
+# ran is still under the root's .build-id tree, and names the frame.
+root=$tmp/root; vm=/opt/vm/lib/server/libjvm.so
+mkdir -p "$root/opt/vm/lib/server" "$root/usr/lib/debug/.build-id/${now:0:2}"
+cp "$other" "$root$vm"
+record "$tmp/rooted" "$vm" "$then" "$root"
+out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q "# SIGSEGV in libjvm.so+$pc\$"
+ok $? "in a root, another build and no debug file of the one that ran: unnamed ($(echo "$out" | tail -1))"
+mkdir -p "$root/usr/lib/debug/.build-id/${then:0:2}"
+cp "$lib" "$root/usr/lib/debug/.build-id/${then:0:2}/${then:2}.debug"
+out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q '# SIGSEGV in agct_code_name$'
+ok $? "the debug file of the build that ran names it ($(echo "$out" | tail -1))"
+
+# The bucket remembers the build it was found on, not the one on disk now, so that repro
+# can say the VM was rebuilt.
+jdk=$tmp/jdk; mkdir -p "$jdk/bin" "$jdk/lib/server"
+printf '#!/bin/sh\n' >"$jdk/bin/java"; chmod +x "$jdk/bin/java"
+printf 'JAVA_VERSION="17.0.99"\n' >"$jdk/release"
+cp "$other" "$jdk/lib/server/libjvm.so"
+record "$tmp/jdkrun" "$jdk/lib/server/libjvm.so" "$then"
+crash-triage/triage -q --out "$tmp/oj" "$tmp/jdkrun" >/dev/null 2>&1
+python3 - "$tmp/oj" "$then" <<'PY'
+import glob, json, sys
+b = json.load(open(glob.glob(sys.argv[1] + '/buckets/*/bucket.json')[0]))
+got = b.get('jdk') or {}
+print('# bucket jdk: %s' % got)
+sys.exit(0 if got.get('build_id') == sys.argv[2] and got.get('version') is None else 1)
+PY
+ok $? "the bucket keeps the recorded build-id, with no version read from the rebuilt JDK"
+bucket=$(dirname "$(ls "$tmp"/oj/buckets/*/bucket.json | head -1)")
+crash-triage/repro "$bucket" -n 1 >/dev/null 2>"$tmp/repro.err"; rc=$?
+[ $rc = 2 ] && grep -q "with libjvm build-id $then; that libjvm is now $now (another build)" "$tmp/repro.err"
+ok $? "repro on that bucket stops: the VM was rebuilt (exit $rc: $(head -c 300 "$tmp/repro.err"))"
+tap_done
