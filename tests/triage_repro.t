@@ -222,3 +222,35 @@ got = [t.matches('SIGSEGV in f < g', 'cccccccccccc', found('SIGSEGV in f < g', '
 want = [True, False, False, True, True, False]
 print(('ok' if got == want else 'not ok') + ' - repro counts an early-ended unwind of the bucket and its folded names, nothing else (%r)' % (got,))
 PY
+
+# ... unless another bucket of the same run also starts with those frames: triage then folds the
+# shallow unwind into neither, and repro must not count it as this bucket's.
+python3 - "$tmp/rivals" <<'PY'
+import json, os, sys
+sys.path.insert(0, 'crash-triage')
+from ctlib import reproduce as R
+base = os.path.join(sys.argv[1], 'buckets')
+for sig, frames, signal, folded in (('aaaaaaaaaaaa', ['f', 'g', 'h'], 'SIGSEGV', [{'signature': 'bbbbbbbbbbbb'}]),
+                                    ('bbbbbbbbbbbb', ['f', 'g', 'w'], 'SIGSEGV', None),  # folded into a: no rival
+                                    ('cccccccccccc', ['f', 'g', 'z'], 'SIGBUS', None),   # another signal class
+                                    ('dddddddddddd', ['f', 'q'], 'SIGSEGV', None)):
+    os.makedirs(os.path.join(base, sig))
+    with open(os.path.join(base, sig, 'bucket.json'), 'w') as f:
+        json.dump({'signature': sig, 'title': 'SIGSEGV in ' + ' < '.join(frames), 'frames': frames,
+                   'signal': signal, 'members': [], **({'folded': folded} if folded else {})}, f)
+t = R.Target(label='b', case=None, data=b'', case_path='', bucket_dir=os.path.join(base, 'aaaaaaaaaaaa'),
+             title='SIGSEGV in f < g < h', signature='aaaaaaaaaaaa', also={'bbbbbbbbbbbb'},
+             frames=['f', 'g', 'h'], signal='SIGSEGV')
+t.rivals = R._rivals(t.bucket_dir, t)
+early = R.Found('SIGSEGV in f < g', 'eeeeeeeeeeee', 'record', 'p', [], ['f', 'g'], True, 'SIGSEGV')
+got = [sorted(f[-1] for f, _ in t.rivals), t.matches(early.title, early.signature, early)]
+os.makedirs(os.path.join(base, 'ffffffffffff'))
+with open(os.path.join(base, 'ffffffffffff', 'bucket.json'), 'w') as f:
+    json.dump({'signature': 'ffffffffffff', 'title': 'SIGSEGV in f < g < k', 'frames': ['f', 'g', 'k'],
+               'signal': 'SIGSEGV', 'members': []}, f)
+t.rivals = R._rivals(t.bucket_dir, t)
+got.append(t.matches(early.title, early.signature, early))
+want = [['q', 'z'], True, False]
+print(('ok' if got == want else 'not ok') + ' - a second deeper bucket of the same run keeps an early-ended unwind from counting (%r)' % (got,))
+PY
+[ $? = 0 ] || echo "not ok - the rival-bucket check crashed"

@@ -49,6 +49,9 @@ class Target:
     also: set = field(default_factory=set)
     frames: List[str] = field(default_factory=list)
     signal: Optional[str] = None
+    # the other buckets of its triage run, (frames, signal class): a shallow unwind that
+    # continues into one of them too is one triage would not fold into this bucket
+    rivals: list = field(default_factory=list)
 
     def expects(self):
         return self.title is not None or self.signature is not None
@@ -65,7 +68,8 @@ class Target:
         if sig in self.also or title in self.also:
             return True
         return bool(found is not None and found.ended_early
-                    and signature.continues(self.frames, self.signal, found.frames, found.signal))
+                    and signature.continues(self.frames, self.signal, found.frames, found.signal)
+                    and not any(signature.continues(f, g, found.frames, found.signal) for f, g in self.rivals))
 
 
 @dataclass
@@ -153,6 +157,24 @@ def read_bucket(bdir):
     return doc
 
 
+def _rivals(bdir, t):
+    """(frames, signal class) of the other buckets beside bdir, but those folded into it.
+    A damaged neighbour is skipped: it is the target's own file that must be sound."""
+    base = os.path.dirname(os.path.abspath(bdir))
+    got = []
+    for name in sorted(os.listdir(base)):
+        d = os.path.join(base, name)
+        if d == os.path.abspath(bdir) or name in t.also or not os.path.isfile(os.path.join(d, 'bucket.json')):
+            continue
+        try:
+            b = read_bucket(d)
+        except InputError:
+            continue
+        if b.get('signature') not in t.also and b.get('frames'):
+            got.append((list(b['frames']), b.get('signal')))
+    return got
+
+
 def load_target(arg, out=None, expect=None):
     """Resolve TARGET: a bucket directory, its bucket.json, a signature (looked up in
     OUT/buckets/), or a case file (binary or text). Raises InputError."""
@@ -205,6 +227,7 @@ def load_target(arg, out=None, expect=None):
         t.also = {x for f in t.bucket.get('folded') or [] for x in (f.get('signature'), f.get('title')) if x}
         t.frames = list(t.bucket.get('frames') or [])
         t.signal = t.bucket.get('signal')
+        t.rivals = _rivals(bdir, t)
     if expect:
         if SIG_RE.match(expect):
             t.signature, t.title = expect, None
