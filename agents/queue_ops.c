@@ -41,6 +41,7 @@ ASGST_Queue *queue_ops_thread_start(JNIEnv *jni, int slot, ASGST_QueueHandler ha
 static void remove_twice(void *arg)
 {
     ASGST_FrameMark *m = arg;
+    guard_state_op("remove_frame_mark_twice");
     api->remove_frame_mark(m); /* the mark is gone: the prototype reads freed memory */
 }
 

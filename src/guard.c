@@ -27,6 +27,7 @@ struct slot {
     const struct guard_call *call;
     struct guard_fault *fault;
     _Atomic int handling; /* on_fault frames of this thread between entry and jump or return */
+    const char *state_op; /* guard_state_op's mark: a state-changing VM call in progress */
     char record_text[16384]; /* 64 frames, 8 build-ids and 48 image words of long paths */
 };
 
@@ -43,6 +44,15 @@ static _Atomic uint64_t n_caught, n_passed, n_claimed, n_nested, n_records_faile
 static _Atomic int dying;
 
 int guard_vm_dying(void) { return atomic_load_explicit(&dying, memory_order_relaxed); }
+
+const char *guard_state_op(const char *what)
+{
+    struct slot *s = my_slot;
+    if (!s) return NULL;
+    const char *was = s->state_op;
+    s->state_op = what;
+    return was;
+}
 
 int guard_in_call(void)
 {
@@ -139,7 +149,7 @@ static void catch_fault(struct slot *s, int sig, siginfo_t *si, ucontext_t *uc)
         struct record_info ri = {
             .dir = record_dir, .sig = sig, .si = si, .uc = uc,
             .call = s->call, .path_out = f->record, .path_len = sizeof f->record,
-            .buf = s->record_text, .buf_len = sizeof s->record_text,
+            .buf = s->record_text, .buf_len = sizeof s->record_text, .state_op = s->state_op,
         };
         enum record_result r = record_fault(&ri);
         if (r == RECORD_FAILED) atomic_fetch_add(&n_records_failed, 1);
@@ -281,6 +291,7 @@ int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guar
     /* a jump out of on_fault that was not ours (none is known) must not make
      * this call's faults look nested */
     atomic_store_explicit(&s->handling, 0, memory_order_relaxed);
+    s->state_op = NULL;
     s->entry_sp = (uintptr_t)__builtin_frame_address(0);
     my_slot = s;
     int sig = sigsetjmp(s->jb, 0);

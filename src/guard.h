@@ -78,6 +78,15 @@ int guard_vm_dying(void);
  * handler that interrupted it must not fault, as the call's guard would
  * catch the fault and file it under the call's case. */
 int guard_in_call(void);
+/* [handler-safe] The VM call about to be made inside the current guarded
+ * call changes VM state (a queue, a frame mark, a handler registration):
+ * `what` names it (a static string); NULL once it returned. A fault caught
+ * while one is marked may leave that state half-changed, so it taints the
+ * process: every later record names it (docs/crash-record.md, `tainted`).
+ * guard_run clears the mark; outside a guarded call this does nothing. A
+ * call nested in a marked one (a handler the VM ran from inside it) puts
+ * the outer mark back when it returns. */
+const char *guard_state_op(const char *what); /* returns the mark it replaced */
 
 struct guard_counters {
     uint64_t caught, passed_on, claimed_by_jvm, nested, records_failed;

@@ -19,6 +19,7 @@ struct lc_call {
     int size;       /* queue size, processing offer flag, walk limit */
     lc_frame_fn each;
     void *ctx;
+    const char *state_op; /* the entry's name when it changes VM state (guard_state_op) */
     union {
         int i;
         void *p;
@@ -43,6 +44,7 @@ static void run(void *arg)
 {
     struct lc_call *c = arg;
     const struct api *a = c->api;
+    const char *outer = guard_state_op(c->state_op);
     switch (c->op) {
     case LC_CAPABILITIES: c->result.i = a->capabilities(); break;
     case LC_REGISTER_UNLOAD: a->register_class_unload_handler((ASGST_ClassUnloadHandler)c->fn, c->arg); break;
@@ -59,6 +61,7 @@ static void run(void *arg)
     case LC_REMOVE_MARK: a->remove_frame_mark(c->ptr); break;
     case LC_WALK: c->result.i = walk(c); break;
     }
+    guard_state_op(outer);
 }
 
 /* [handler-safe] Runs c guarded; 0, or -1 if it faulted (result untouched).
@@ -67,6 +70,7 @@ static void run(void *arg)
 static int guarded(struct lc_call *c, const char *entry, const char *mode)
 {
     struct guard_call gc = {c->api->name, entry, mode, NULL, 0, NULL, NULL, 0, 0};
+    c->state_op = c->op == LC_CAPABILITIES || c->op == LC_WALK ? NULL : entry;
     int rc = guard_run(run, c, &gc, NULL);
     if (rc == GUARD_NESTED) run(c), rc = 0;
     if (rc > 0) atomic_fetch_add(&n_faults, 1);

@@ -69,6 +69,23 @@ void qops_set_mark(int slot, ASGST_FrameMark *mark)
     atomic_store(&qt[slot].mark, mark);
 }
 
+/* [handler-safe] The operations that change the VM's queue, handler or
+ * frame-mark state, named for guard_state_op. Enqueue is not among them:
+ * every queue-mode case calls it, so it would taint each process at its
+ * first fault, and whether a fault there can leave a push half-done is not
+ * known from here. */
+static const char *state_op(int op)
+{
+    switch (op) {
+    case QOP_RESIZE: case QOP_SET_START: case QOP_SET_END: case QOP_CLEAR_START: case QOP_CLEAR_END:
+    case QOP_DEREGISTER: case QOP_REREGISTER: case QOP_MARK_REGISTER: case QOP_MARK_MOVE: case QOP_MARK_REMOVE:
+    case QOP_RESIZE_IN_HANDLER:
+        return case_qop_name(op);
+    default:
+        return NULL;
+    }
+}
+
 /* [handler-safe] Runs one signal-half operation; it counts only if it
  * reached the API: an operation on a queue or mark the thread does not have
  * (signal mode registers neither) is skipped, not called. */
@@ -136,7 +153,11 @@ void qops_run_signal(const struct api *api, int slot, const struct case_prog *p,
         atomic_store(&t->waiting, n);
     }
     for (int i = 0; i < p->nqop; i++)
-        if (!case_qop_at_handshake(p->qop[i].op)) signal_op(api, slot, &p->qop[i], uc);
+        if (!case_qop_at_handshake(p->qop[i].op)) {
+            const char *outer = guard_state_op(state_op(p->qop[i].op));
+            signal_op(api, slot, &p->qop[i], uc);
+            guard_state_op(outer);
+        }
 }
 
 /* The handlers a queue or mark gets here walk the iterator they are handed:
@@ -281,7 +302,11 @@ struct handshake {
 static void run_ops(void *arg)
 {
     struct handshake *h = arg;
-    for (int i = 0; i < h->n; i++) handshake_op(h->api, h->slot, &h->ops[i], h->it);
+    for (int i = 0; i < h->n; i++) {
+        const char *outer = guard_state_op(state_op(h->ops[i].op));
+        handshake_op(h->api, h->slot, &h->ops[i], h->it);
+        guard_state_op(outer);
+    }
 }
 
 int qops_run_handshake(const struct api *api, int slot, ASGST_Iterator *it)

@@ -309,12 +309,28 @@ static int seen_before(uint64_t key, const struct guard_call *c)
     return 0; /* table crowded: record anyway */
 }
 
-enum record_result record_fault(const struct record_info *ri)
+/* The first fault caught inside a state-changing VM call: "OP KEY". Claimed
+ * once (1), readable once written (2); a fault on another thread meanwhile
+ * sees 1 and writes its record untainted, which errs on the quiet side. */
+static char taint_text[96];
+static _Atomic int taint_state;
+
+/* [handler-safe] */
+static void taint(const char *op, uint64_t key)
 {
-    uintptr_t pcs[RECORD_MAX_FRAMES];
-    int n = record_backtrace(ri->uc, pcs, RECORD_MAX_FRAMES);
-    uint64_t key = fault_key(ri->sig, pcs, n);
-    ri->path_out[0] = 0;
+    int none = 0;
+    if (!op || !atomic_compare_exchange_strong(&taint_state, &none, 1)) return;
+    struct sbuf t = {taint_text, 0, sizeof taint_text - 17}; /* the name is cut, the key never */
+    sb_str(&t, op);
+    t.cap = sizeof taint_text;
+    sb_chr(&t, ' ');
+    key_hex(&t, key);
+    atomic_store(&taint_state, 2);
+}
+
+/* [handler-safe] Counts the fault and writes its record when under the caps. */
+static enum record_result count_and_write(const struct record_info *ri, uint64_t key, const uintptr_t *pcs, int n)
+{
     if (atomic_load(&out_of_space)) return RECORD_FAILED;
     long nth = count_append(ri->dir, "/faults-", key, 1);
     if (nth < 0 && atomic_load(&out_of_space)) return RECORD_FAILED;
@@ -329,6 +345,17 @@ enum record_result record_fault(const struct record_info *ri)
         return RECORD_COUNTED;
     }
     return record_write(ri, atomic_fetch_add(&record_seq, 1), key, pcs, n) ? RECORD_FAILED : RECORD_WRITTEN;
+}
+
+enum record_result record_fault(const struct record_info *ri)
+{
+    uintptr_t pcs[RECORD_MAX_FRAMES];
+    int n = record_backtrace(ri->uc, pcs, RECORD_MAX_FRAMES);
+    uint64_t key = fault_key(ri->sig, pcs, n);
+    ri->path_out[0] = 0;
+    enum record_result r = count_and_write(ri, key, pcs, n);
+    taint(ri->state_op, key); /* after: its own record names an earlier taint only */
+    return r;
 }
 
 static char sysroot[256];
@@ -539,6 +566,11 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     frame_line(&b, "pc: ", -1, pcs[0]);
     for (int i = 0; i < n; i++) frame_line(&b, "frame: ", i, pcs[i]);
     build_id_lines(&b, pcs, n);
+    if (atomic_load(&taint_state) == 2) {
+        sb_str(&b, "tainted: ");
+        sb_str(&b, taint_text);
+        sb_chr(&b, '\n');
+    }
     if (c && c->image && c->image_len) image_lines(&b, c);
     sb_str(&b, "case: ");
     if (c && c->case_bytes) sb_hexbytes(&b, c->case_bytes, c->case_len);

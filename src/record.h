@@ -22,6 +22,7 @@ struct record_info {
     size_t path_len;
     char *buf; /* scratch for the text; one per guard slot, so threads never share */
     size_t buf_len;
+    const char *state_op; /* a state-changing VM call was in progress (guard_state_op): this fault taints */
 };
 
 /* Records are keyed by the fault: signal, faulting pc and the next few return
@@ -44,7 +45,9 @@ enum record_result { RECORD_WRITTEN, RECORD_COUNTED, RECORD_FAILED };
 /* Not handler-safe; call before faults can happen (a negative limit is left as it is). */
 void record_set_limits(long per_key, long total);
 /* [handler-safe] Counts the fault under its key and writes its record file
- * when the key and the directory are under their limits. */
+ * when the key and the directory are under their limits. A fault with
+ * ri->state_op set taints the process, the first such one only: records
+ * written after it carry `tainted: OP KEY`. */
 enum record_result record_fault(const struct record_info *ri);
 
 /* [handler-safe] 1 once a write in the record directory failed for want of

@@ -19,6 +19,9 @@ for how in primary chained; do
   want=$(readelf -n "$jvm" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
   [ -n "$want" ] && grep -qx "build_id: $jvm $want" $(grep -l '^pc: .*/libjvm.so+' "$d/$how"/record-*)
   ok $? "$how: a record of a libjvm fault names libjvm's build-id (${jvm:-no libjvm record} ${want:-none})"
+  n=$(ls "$d/$how"/record-* 2>/dev/null | wc -l)
+  [ "$n" -ge 2 ] && ! grep -q '^tainted:' "$d/$how"/record-*
+  ok $? "$how: faults in walks change no VM state: none of the $n records is tainted"
 
   mkdir -p "$d/$how-off"
   LD_PRELOAD="$pre" "$JAVA" -XX:ErrorFile="$d/$how-off/hs_err_pid%p.log" $PROBE=api=agct,protect=0,out=$d/$how-off \

@@ -233,6 +233,38 @@ static void counted_once_each(void)
     CHECK(lines == (long)c.caught + 5, "one faults-file line per fault caught here and in the child (%ld lines, %llu + 5 faults)",
           lines, (unsigned long long)c.caught);
 }
+/* A fault inside a VM call marked as changing state taints the process:
+ * its own record says nothing of it, every later one names it. Last in
+ * main, as the taint stays for the process. */
+static void write_marked(void *p)
+{
+    guard_state_op("resize");
+    write_to(p);
+}
+static void tainted_after_state_fault(void)
+{
+    static const uint8_t other[] = "ASGF\1\0\0\0\0\0\0\0\0\0\0\7";
+    const struct guard_call second = {"agct", "test", "direct", other, 16, NULL, NULL, 0, 0};
+    struct guard_fault f;
+    int rc = guard_run(write_to, (void *)0x30, &call, &f);
+    char *text = f.record[0] ? slurp(f.record) : NULL;
+    CHECK(rc == SIGSEGV && text && !strstr(text, "tainted:"), "before any state-changing fault no record is tainted");
+    rc = guard_run(write_marked, (void *)0x38, &call, &f);
+    text = f.record[0] ? slurp(f.record) : NULL;
+    CHECK(rc == SIGSEGV && text && !strstr(text, "tainted:"), "the state-changing fault's own record is not tainted");
+    char key[17] = "";
+    const char *k = text ? strstr(text, "\nkey: ") : NULL;
+    if (k) memcpy(key, k + 6, 16);
+    rc = guard_run(write_to, (void *)0x40, &second, &f);
+    text = f.record[0] ? slurp(f.record) : NULL;
+    char want[64];
+    snprintf(want, sizeof want, "\ntainted: resize %s\n", key);
+    CHECK(rc == SIGSEGV && key[0] && text && strstr(text, want), "a later record names it (%s)", want + 1);
+    rc = guard_run(write_marked, (void *)0x48, &second, &f);
+    text = f.record[0] ? slurp(f.record) : NULL;
+    CHECK(rc == SIGSEGV && text && strstr(text, want), "a second state-changing fault leaves the first one named");
+    CHECK(guard_state_op(NULL) == NULL, "outside a guarded call there is no mark to replace");
+}
 
 int main(void)
 {
@@ -251,6 +283,7 @@ int main(void)
     not_swallowed();
     counted_once_each();
     fault_in_handler(); /* after the count: its child may count the fault before it dies */
+    tainted_after_state_fault();
     struct guard_counters c;
     guard_counters(&c);
     CHECK(c.records_failed == 0, "no record failed to write");
