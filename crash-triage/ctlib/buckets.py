@@ -218,7 +218,7 @@ class Store:
                   'message': rep.message, 'flags': list(rep.flags), 'case': None,
                   'case_bytes': None, 'report_file': rep.extra.get('report_file'),
                   'via': rep.extra.get('via'), 'key': rep.extra.get('key'), 'jdk': jdklib.of_report(rep),
-                  'ended_early': bool(rep.extra.get('ended_early'))}
+                  'ended_early': bool(rep.extra.get('ended_early')), 'tainted': rep.extra.get('tainted')}
         case = self._write_case(sig, rep)
         if case:
             member['case'], member['case_bytes'], member['case_valid'] = case
@@ -445,6 +445,13 @@ class Store:
         b['first_seen_ts'] = min(times) if times else None
         b['last_seen_ts'] = max(times) if times else None
         b['sources'] = {s: sum(1 for m in ms if m['kind'] == s) for s in SOURCES}
+        # Every report came after a fault inside a call that changes VM state, in its own
+        # process: the bucket may be that fault's aftermath, not a bug of its own.
+        taints = [m.get('tainted') for m in ms]
+        if taints and all(taints):
+            b['tainted'] = taints[0]
+        else:
+            b.pop('tainted', None)
         # representative: a complete report if there is one, else the earliest
         good = [m for m in ms if not ({'truncated', 'corrupted'} & set(m['flags']))]
         rep = (good or ms)[0]

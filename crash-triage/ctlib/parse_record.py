@@ -128,6 +128,12 @@ def parse(data, path):
                 rep.case = bytes.fromhex(val[:2 * MAX_CASE])
             elif val:
                 rep.flag('bad-case')
+        elif key == 'tainted':
+            parts = val.split()
+            if len(parts) == 2 and len(parts[1]) == 16 and HEX_RE.match(parts[1]):
+                rep.extra['tainted'] = '%s %s' % (parts[0][:80], parts[1].lower())
+            else:
+                rep.flag('corrupted')
         elif key == 'build_id':
             path, _, bid = val.rpartition(' ')
             if path.startswith('/') and bid and HEX_RE.match(bid) and len(bid) <= 128:

@@ -75,7 +75,7 @@ def summarize(store, known=None, skipped=0):
             'folded': b.get('folded', []),
             'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
             'first_seen_ts': b.get('first_seen_ts'), 'status': status,
-            'suppressed': b.get('suppressed'),
+            'suppressed': b.get('suppressed'), 'tainted': b.get('tainted'),
             'representative': b['representative']['path'],
             'representative_copy': os.path.join('buckets', sig, b['representative']['copy'])
             if b['representative'].get('copy') else None,
@@ -132,6 +132,17 @@ def via_text(b):
                                            sorted(via.items(), key=lambda x: (-x[1], x[0])))
 
 
+def tainted_text(b):
+    """'; only after ...' when every report of a bucket came after a fault inside a call
+    that changes VM state (docs/crash-record.md, `tainted`)."""
+    t = b.get('tainted')
+    if not t:
+        return ''
+    op, _, key = t.partition(' ')
+    return ('; only seen after a caught fault inside %s (key %s) in the same process: may be its '
+            'aftermath, confirm with repro' % (op, key))
+
+
 def folded_text(b):
     """'; also: T1, T2' for the shallower unwinds a bucket took in (Store.fold)."""
     f = b.get('folded') or []
@@ -149,7 +160,7 @@ def markdown(summary):
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
         out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
-            i, _md_cell(b['title'] + via_text(b) + folded_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
+            i, _md_cell(b['title'] + via_text(b) + folded_text(b) + tainted_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
             _md_cell(b['representative']), b['repro']))
     if summary['needs_replay']:
@@ -246,7 +257,7 @@ def html_page(summary):
     for i, b in enumerate(summary['buckets'], 1):
         rows.append('<tr class="%s"><td>%d</td><td>%s<br><code>%s</code></td><td>%d</td><td>%s</td>'
                     '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
-                        e(b['status'] or ''), i, e(b['title'] + via_text(b) + folded_text(b)), e(b['signature']), b['count'],
+                        e(b['status'] or ''), i, e(b['title'] + via_text(b) + folded_text(b) + tainted_text(b)), e(b['signature']), b['count'],
                         e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
                         e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
     extra = ''

@@ -375,6 +375,9 @@ def explain(rep, rules):
         lines.append('probe fault: %s [%s] -> not a bucket' % (probe['why'], probe['where']))
     title = describe(rep, rules)
     lines.append('reached via: %s' % (rep.extra.get('via') or 'unknown'))
+    if rep.extra.get('tainted'):
+        lines.append('tainted: after a caught fault inside %s (key %s) in this process, which may have '
+                     'left VM state half-changed' % tuple(rep.extra['tainted'].split(' ', 1)))
     if rep.extra['ended_early']:
         lines.append('ends early: the backtrace ran out after %d frame%s of the signature; a bucket '
                      'whose signature starts with them takes this report, if there is exactly one '

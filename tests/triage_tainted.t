@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# crash-triage: records written after a caught fault inside a call that changes VM state
+# carry `tainted: OP KEY`. A bucket all of whose reports are tainted is marked as maybe
+# that fault's aftermath; one with any untainted report is not; a malformed line flags
+# the record corrupted and is not taken.
+cd "$(dirname "$0")/.." || exit 1
+export TRIAGE_REPLAY=/nonexistent/replay
+. tests/lib.sh
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+n=0
+record() {   # record FRAME-OFFSET [TAINT-LINE]
+  n=$((n + 1))
+  { printf 'ASGF-RECORD 1\npid: 4242\ntid: %d\nentry: run_with_iterator\nmode: signal\n' "$n"
+    printf 'signal: 11 SIGSEGV\nsi_code: 1\nsi_addr: 0x10\npc: 0x1 /opt/vm/libvm.so+%s\n' "$1"
+    printf 'frame: 0 0x1 /opt/vm/libvm.so+%s\nframe: 1 0x2 /opt/vm/libvm.so+0x500\n' "$1"
+    [ -n "${2:-}" ] && printf '%s\n' "$2"
+    printf 'case: 41534746010000000000000000000000\nEND\n'
+  } >"$tmp/run/record-4242-$n-0.txt"
+}
+mkdir -p "$tmp/run"
+t='tainted: mark_move 1cccf25cdcb8a391'
+record 0x100 "$t"; record 0x100 "$t"            # only ever after the taint
+record 0x200 "$t"; record 0x200                 # also seen untainted
+record 0x300 'tainted: mark_move nothex'        # malformed
+
+crash-triage/triage --no-symbolize --out "$tmp/o" "$tmp/run" >"$tmp/out" 2>&1
+ok $? "triage over the records exits 0"
+grep -q "libvm.so+0x100.*only seen after a caught fault inside mark_move (key 1cccf25cdcb8a391)" "$tmp/out"
+ok $? "the all-tainted bucket says so on stdout"
+grep -q "libvm.so+0x100.*only seen after a caught fault inside mark_move" "$tmp/o/report.md"
+ok $? "... and in report.md"
+! grep "libvm.so+0x200" "$tmp/o/report.md" | grep -q "only seen after"
+ok $? "a bucket with one untainted report is not marked"
+python3 - "$tmp/o/report.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+by = {b['title'].split(' in ', 1)[1].split(' <')[0]: b for b in r['buckets']}
+ok = by['libvm.so+0x100'].get('tainted') == 'mark_move 1cccf25cdcb8a391' and not by['libvm.so+0x200'].get('tainted') \
+    and not by['libvm.so+0x300'].get('tainted')
+print('# %s' % {k: b.get('tainted') for k, b in by.items()})
+sys.exit(0 if ok else 1)
+PY
+ok $? "report.json carries the taint for that bucket only"
+crash-triage/triage --no-symbolize --explain "$tmp/run/record-4242-1-0.txt" | grep -q "^tainted: after a caught fault inside mark_move (key 1cccf25cdcb8a391)"
+ok $? "--explain names the taint"
+crash-triage/triage --no-symbolize --check "$tmp/run/record-4242-5-0.txt" | grep -q "corrupted"
+ok $? "a malformed tainted line flags the record corrupted"
+tap_done
