@@ -315,8 +315,10 @@ static int seen_before(uint64_t key, const struct guard_call *c)
 static char taint_text[96];
 static _Atomic int taint_state;
 
-/* [handler-safe] */
-static void taint(const char *op, uint64_t key)
+/* [handler-safe] Keeps the first taint, and writes it to dir/tainted-PID.txt
+ * for the report the VM may write later (an hs_err file has no record's
+ * lines; triage pairs the two by pid). */
+static void taint(const char *dir, const char *op, uint64_t key)
 {
     int none = 0;
     if (!op || !atomic_compare_exchange_strong(&taint_state, &none, 1)) return;
@@ -326,6 +328,17 @@ static void taint(const char *op, uint64_t key)
     sb_chr(&t, ' ');
     key_hex(&t, key);
     atomic_store(&taint_state, 2);
+    char path[512];
+    struct sbuf p = {path, 0, sizeof path};
+    sb_str(&p, dir);
+    sb_str(&p, "/tainted-");
+    sb_dec(&p, getpid());
+    sb_str(&p, ".txt");
+    if (p.len + 1 >= p.cap) return;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return;
+    if (write_full(fd, taint_text, t.len) == 0) write_full(fd, "\n", 1);
+    close(fd);
 }
 
 /* [handler-safe] Counts the fault and writes its record when under the caps. */
@@ -354,7 +367,7 @@ enum record_result record_fault(const struct record_info *ri)
     uint64_t key = fault_key(ri->sig, pcs, n);
     ri->path_out[0] = 0;
     enum record_result r = count_and_write(ri, key, pcs, n);
-    taint(ri->state_op, key); /* after: its own record names an earlier taint only */
+    taint(ri->dir, ri->state_op, key); /* after: its own record names an earlier taint only */
     return r;
 }
 

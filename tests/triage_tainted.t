@@ -45,4 +45,35 @@ crash-triage/triage --no-symbolize --explain "$tmp/run/record-4242-1-0.txt" | gr
 ok $? "--explain names the taint"
 crash-triage/triage --no-symbolize --check "$tmp/run/record-4242-5-0.txt" | grep -q "corrupted"
 ok $? "a malformed tainted line flags the record corrupted"
+
+# An hs_err of a tainted process: the guard's tainted-PID.txt beside it says so; one written
+# after the report is a later process's with the same pid.
+hs() {   # hs DIR PID
+  mkdir -p "$1"
+  cat >"$1/hs_err_pid$2.log" <<HS
+#
+# A fatal error has been detected by the Java Runtime Environment:
+#
+#  SIGSEGV (0xb) at pc=0x00007f0000012ca4, pid=$2, tid=4250
+#
+# JRE version: OpenJDK Runtime Environment (17.0.21.1+2) (build 17.0.21.1+2-1-deb12u1-Debian)
+# Problematic frame:
+# V  [libjvm.so+0x6c4394]  Mutex::lock()+0x24
+HS
+}
+hs "$tmp/h1" 5151; printf 'deregister 00000000000000ab\n' >"$tmp/h1/tainted-5151.txt"
+touch -d '1 minute ago' "$tmp/h1/tainted-5151.txt"
+hs "$tmp/h2" 5151; printf 'deregister 00000000000000ab\n' >"$tmp/h2/tainted-5151.txt"
+touch -d '1 minute ago' "$tmp/h2/hs_err_pid5151.log"
+hs "$tmp/h3" 5152; printf 'deregister 00000000000000ab\n' >"$tmp/h3/tainted-5151.txt"
+for h in h1 h2 h3; do
+  crash-triage/triage --no-symbolize --explain "$tmp/$h/hs_err_pid"*.log >"$tmp/$h.out" 2>&1
+done
+grep -q "^tainted: after a caught fault inside deregister (key 00000000000000ab)" "$tmp/h1.out"
+ok $? "an hs_err takes its process's taint from tainted-PID.txt"
+! grep -q "^tainted:" "$tmp/h2.out" && ! grep -q "^tainted:" "$tmp/h3.out"
+ok $? "not from one written after it, nor from another pid's"
+crash-triage/triage --no-symbolize --out "$tmp/oh" "$tmp/h1" >"$tmp/oh.out" 2>&1
+grep -q "1 files looked at" "$tmp/oh.out" && grep -q "only seen after a caught fault inside deregister" "$tmp/oh.out"
+ok $? "triage over the directory takes tainted-PID.txt as no report of its own, and marks the bucket"
 tap_done

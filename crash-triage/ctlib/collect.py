@@ -17,6 +17,7 @@ RECORD_NAME = re.compile(r'^record-\d+-\d+-\d+\.txt$')
 # in-flight case files: the core's inflight-<pid>-<tid>.bin (src/inflight.h) and the
 # older bare form inflight-<tid>.case (raw case bytes)
 INFLIGHT_NAME = re.compile(r'^inflight-(?:\d+-)?\d+\.(?:bin|case)$')
+TAINT_NAME = re.compile(r'^tainted-\d+\.txt$')
 INFLIGHT_MAGIC = b'ASGFINF1'
 # per-key fault counters next to the records: one line per fault of that key
 # (docs/crash-record.md), records kept or not
@@ -127,6 +128,7 @@ def parse_path(path, replay_argv=None):
         if oversize:
             r.flag('oversize')
         attach_inflight(r)
+        attach_taint(r, path)
         attach_sysroot(r, path)
         attach_run_libraries(r, path)
     return kind, reps, reason
@@ -215,6 +217,24 @@ def attach_run_libraries(rep, path):
     rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
 
 
+def attach_taint(rep, path):
+    """hs_err: the process's taint, from the tainted-PID.txt its guard wrote beside it when a
+    fault was caught inside a state-changing call (a record carries its own line). One
+    written after the report belongs to a later process that reused the pid."""
+    if rep.extra.get('tainted') or rep.pid is None:
+        return
+    tf = os.path.join(os.path.dirname(path), 'tainted-%d.txt' % rep.pid)
+    try:
+        if os.stat(tf).st_mtime_ns > os.stat(path).st_mtime_ns:
+            return
+        with open(tf, errors='replace') as f:
+            taint = parse_record.parse_taint(f.read(200))
+    except OSError:
+        return
+    if taint:
+        rep.extra['tainted'] = taint
+
+
 def attach_inflight(rep):
     """hs_err: pair the in-flight case the harness left for the crashing thread.
 
@@ -263,7 +283,7 @@ def walk(trees, exclude=()):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
                              and os.path.realpath(os.path.join(root, d)) not in excl)
             for name in sorted(files):
-                if INFLIGHT_NAME.match(name):
+                if INFLIGHT_NAME.match(name) or TAINT_NAME.match(name):
                     continue         # paired with its hs_err, not a report itself
                 if name.startswith('.') and name.endswith('.tmp'):
                     continue         # a record being written (renamed when whole)

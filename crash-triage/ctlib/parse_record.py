@@ -9,6 +9,14 @@ SUPPORTED = 1
 HEX_RE = re.compile(r'^[0-9a-fA-F]*$')
 
 
+def parse_taint(val):
+    """'OP KEY' of a record's tainted line or a tainted-PID.txt file, or None."""
+    parts = val.split()
+    if len(parts) == 2 and len(parts[1]) == 16 and HEX_RE.match(parts[1]) and len(parts[0]) <= 80:
+        return '%s %s' % (parts[0], parts[1].lower())
+    return None
+
+
 def detect(head_text):
     return head_text.startswith(MAGIC + ' ')
 
@@ -129,9 +137,9 @@ def parse(data, path):
             elif val:
                 rep.flag('bad-case')
         elif key == 'tainted':
-            parts = val.split()
-            if len(parts) == 2 and len(parts[1]) == 16 and HEX_RE.match(parts[1]):
-                rep.extra['tainted'] = '%s %s' % (parts[0][:80], parts[1].lower())
+            taint = parse_taint(val)
+            if taint:
+                rep.extra['tainted'] = taint
             else:
                 rep.flag('corrupted')
         elif key == 'build_id':

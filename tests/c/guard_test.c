@@ -260,6 +260,10 @@ static void tainted_after_state_fault(void)
     char want[64];
     snprintf(want, sizeof want, "\ntainted: resize %s\n", key);
     CHECK(rc == SIGSEGV && key[0] && text && strstr(text, want), "a later record names it (%s)", want + 1);
+    char file[128];
+    snprintf(file, sizeof file, "%s/tainted-%d.txt", dir, (int)getpid());
+    text = slurp(file);
+    CHECK(text && !strcmp(text, want + 10), "tainted-PID.txt names it for a later hs_err (%s)", text ? text : "missing");
     rc = guard_run(write_marked, (void *)0x48, &second, &f);
     text = f.record[0] ? slurp(f.record) : NULL;
     CHECK(rc == SIGSEGV && text && strstr(text, want), "a second state-changing fault leaves the first one named");
