@@ -13,6 +13,7 @@ public class Probe {
     static native long[] sample(int tid, int mode, int strategy, String caseText, int count, long seed, String want);
     static native String plantedFault(long badPointer);
     static native long fakeCalls();
+    static native int[] endOnFirstAnswers();
     static native long[] benchWalks(int tid, int millis, boolean protect);
 
     static int n;
@@ -82,6 +83,12 @@ public class Probe {
                 500, 1, null);
         System.out.println("# end_on_first_java_frame: ran " + e[0] + ", traces " + e[1] + ", max depth " + e[3]);
         check(e[0] == 500 && e[1] > 0 && e[3] == 1, "end_on_first_java_frame walks give exactly one frame");
+        int[] a = endOnFirstAnswers();
+        if (a != null) {
+            System.out.println("# agct NextFrame with end_on_first_java_frame: " + a[0] + ", then " + a[1] + ", type " + a[2]);
+            check(a[0] == 0 && a[1] == 0 && a[2] == 1,
+                  "agct's NextFrame hands the first Java frame over with the end (0, frame filled), as the prototype");
+        }
         stop = true;
     }
 

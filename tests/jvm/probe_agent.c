@@ -244,6 +244,36 @@ JNIEXPORT jlongArray JNICALL Java_Probe_benchWalks(JNIEnv *env, jclass k, jint t
     return out;
 }
 
+struct first_answers {
+    int first, second, type;
+};
+
+static void two_next_frames(ASGST_Iterator *it, void *arg)
+{
+    struct first_answers *a = arg;
+    ASGST_Frame f, g;
+    a->first = api->next_frame(it, &f);
+    a->type = f.type;
+    a->second = api->next_frame(it, &g);
+}
+
+/* agct's iterator with END_ON_FIRST_JAVA_FRAME over two frames: the first
+ * NextFrame's answer, the second's and the first frame's type, as
+ * {first, second, type}; null when the backend is not agct. The prototype
+ * answers 0 with the frame filled, then 0 (docs/asgst-api.md). */
+JNIEXPORT jintArray JNICALL Java_Probe_endOnFirstAnswers(JNIEnv *env, jclass k)
+{
+    (void)k;
+    if (api->kind != API_AGCT) return NULL;
+    ASGCT_CallFrame frames[2] = {{17, (jmethodID)0x1000}, {3, (jmethodID)0x2000}};
+    struct first_answers a = {9, 9, -1};
+    api_agct_run_over_frames(frames, 2, ASGST_END_ON_FIRST_JAVA_FRAME, two_next_frames, &a);
+    jintArray out = (*env)->NewIntArray(env, 3);
+    jint tmp[3] = {a.first, a.second, a.type};
+    if (out) (*env)->SetIntArrayRegion(env, out, 0, 3, tmp);
+    return out;
+}
+
 /* Calls counted by a fake ASGST provider (tests/jvm/fake_asgst.c), -1 if none is loaded. */
 JNIEXPORT jlong JNICALL Java_Probe_fakeCalls(JNIEnv *env, jclass k)
 {
