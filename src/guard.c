@@ -28,7 +28,7 @@ struct slot {
     struct guard_fault *fault;
     _Atomic int handling; /* on_fault frames of this thread between entry and jump or return */
     const char *state_op; /* guard_state_op's mark: a state-changing VM call in progress */
-    char record_text[16384]; /* 64 frames, 8 build-ids and 48 image words of long paths */
+    char record_text[16384]; /* build_id lines only where room is left (record.c) */
 };
 
 typedef int (*jvm_handler_fn)(int sig, siginfo_t *info, void *uc, int abort_if_unrecognized);
@@ -255,6 +255,7 @@ int guard_install(const char *dir, const char **why)
         }
         memcpy(record_dir, dir, n + 1);
         record_read_env();
+        record_forget_taint(record_dir);
     }
     if (install_one(SIGSEGV) || install_one(SIGBUS)) {
         *why = "sigaction failed";

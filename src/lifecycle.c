@@ -44,7 +44,10 @@ static void run(void *arg)
 {
     struct lc_call *c = arg;
     const struct api *a = c->api;
-    const char *outer = guard_state_op(c->state_op);
+    /* A walk nested in a marked call (a handler the VM ran from inside it)
+     * keeps the mark: a fault there jumps out of that half-done call. */
+    const char *outer = guard_state_op(NULL);
+    guard_state_op(c->state_op ? c->state_op : outer);
     switch (c->op) {
     case LC_CAPABILITIES: c->result.i = a->capabilities(); break;
     case LC_REGISTER_UNLOAD: a->register_class_unload_handler((ASGST_ClassUnloadHandler)c->fn, c->arg); break;

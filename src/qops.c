@@ -69,22 +69,19 @@ void qops_set_mark(int slot, ASGST_FrameMark *mark)
     atomic_store(&qt[slot].mark, mark);
 }
 
-/* [handler-safe] The operations that change the VM's queue, handler or
- * frame-mark state, named for guard_state_op. Enqueue is not among them:
- * every queue-mode case calls it, so it would taint each process at its
- * first fault, and whether a fault there can leave a push half-done is not
- * known from here. */
-static const char *state_op(int op)
-{
-    switch (op) {
-    case QOP_RESIZE: case QOP_SET_START: case QOP_SET_END: case QOP_CLEAR_START: case QOP_CLEAR_END:
-    case QOP_DEREGISTER: case QOP_REREGISTER: case QOP_MARK_REGISTER: case QOP_MARK_MOVE: case QOP_MARK_REMOVE:
-    case QOP_RESIZE_IN_HANDLER:
-        return case_qop_name(op);
-    default:
-        return NULL;
-    }
-}
+/* [handler-safe] Runs `call`, a VM call that changes queue, handler or
+ * frame-mark state, under guard_state_op's mark named for the operation: a
+ * fault inside it may leave that state half-changed. Only the call: what an
+ * operation walks first (mark_move's target) changes nothing. Enqueue is not
+ * marked: every queue-mode case calls it, so it would taint each process at
+ * its first fault, and whether a fault there can leave a push half-done is
+ * not known from here. */
+#define STATE_CALL(op, call)                                       \
+    do {                                                           \
+        const char *outer_ = guard_state_op(case_qop_name(op));    \
+        call;                                                      \
+        guard_state_op(outer_);                                    \
+    } while (0)
 
 /* [handler-safe] Runs one signal-half operation; it counts only if it
  * reached the API: an operation on a queue or mark the thread does not have
@@ -113,7 +110,7 @@ static void signal_op(const struct api *api, int slot, const struct case_qop *o,
         if ((called = api->get_queue_size_info && q)) (void)api->get_queue_size_info(q);
         break;
     case QOP_RESIZE:
-        if ((called = api->resize_queue && q)) api->resize_queue(q, (int)o->value);
+        if ((called = api->resize_queue && q)) STATE_CALL(o->op, api->resize_queue(q, (int)o->value));
         break;
     case QOP_MARK_GET_SP: {
         ASGST_FrameMark *m = qops_mark(slot);
@@ -153,11 +150,7 @@ void qops_run_signal(const struct api *api, int slot, const struct case_prog *p,
         atomic_store(&t->waiting, n);
     }
     for (int i = 0; i < p->nqop; i++)
-        if (!case_qop_at_handshake(p->qop[i].op)) {
-            const char *outer = guard_state_op(state_op(p->qop[i].op));
-            signal_op(api, slot, &p->qop[i], uc);
-            guard_state_op(outer);
-        }
+        if (!case_qop_at_handshake(p->qop[i].op)) signal_op(api, slot, &p->qop[i], uc);
 }
 
 /* The handlers a queue or mark gets here walk the iterator they are handed:
@@ -225,40 +218,48 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
     case QOP_SET_START:
     case QOP_CLEAR_START:
         if ((called = api->set_on_queue_processing_start && q))
-            api->set_on_queue_processing_start(q, 0, o->value & 1, o->op == QOP_SET_START ? qops_on_processing : NULL,
-                                               (void *)api);
+            STATE_CALL(o->op, api->set_on_queue_processing_start(
+                                  q, 0, o->value & 1, o->op == QOP_SET_START ? qops_on_processing : NULL, (void *)api));
         break;
     case QOP_SET_END:
     case QOP_CLEAR_END:
         if ((called = api->set_on_queue_processing_end && q))
-            api->set_on_queue_processing_end(q, 0, o->value & 1, o->op == QOP_SET_END ? qops_on_processing : NULL,
-                                             (void *)api);
+            STATE_CALL(o->op, api->set_on_queue_processing_end(
+                                  q, 0, o->value & 1, o->op == QOP_SET_END ? qops_on_processing : NULL, (void *)api));
         break;
     case QOP_DEREGISTER:
-        if ((called = api->deregister_queue && q)) api->deregister_queue(NULL, q); /* the queue stays ours: enqueues go on */
+        /* the queue stays ours: enqueues go on */
+        if ((called = api->deregister_queue && q)) STATE_CALL(o->op, api->deregister_queue(NULL, q));
         break;
     case QOP_REREGISTER:
         if ((called = api->register_queue && api->kind == API_ASGST && t->handler)) {
-            ASGST_Queue *nq = api->register_queue(NULL, t->capacity, 0, t->handler, t->arg);
+            ASGST_Queue *nq;
+            STATE_CALL(o->op, nq = api->register_queue(NULL, t->capacity, 0, t->handler, t->arg));
             if (nq) {
                 atomic_store(&t->queue, nq);
-                if (q && api->deregister_queue) api->deregister_queue(NULL, q);
+                if (q && api->deregister_queue) STATE_CALL(o->op, api->deregister_queue(NULL, q));
             }
         }
         break;
     case QOP_MARK_REGISTER:
-        if ((called = api->register_frame_mark && (!m || atomic_load(&t->mark_removed))))
-            qops_set_mark(slot, api->register_frame_mark(NULL, qops_on_mark, 0, (void *)api));
+        if ((called = api->register_frame_mark && (!m || atomic_load(&t->mark_removed)))) {
+            ASGST_FrameMark *nm;
+            STATE_CALL(o->op, nm = api->register_frame_mark(NULL, qops_on_mark, 0, (void *)api));
+            qops_set_mark(slot, nm);
+        }
         break;
     case QOP_MARK_MOVE:
-        if ((called = api->move_frame_mark && m && it)) api->move_frame_mark(m, mark_target(api, it, o->value));
+        if ((called = api->move_frame_mark && m && it)) {
+            void *to = mark_target(api, it, o->value); /* a walk: it changes nothing */
+            STATE_CALL(o->op, api->move_frame_mark(m, to));
+        }
         break;
     case QOP_MARK_REMOVE:
         /* The mark stays known here: a second remove is the prototype's
          * use after free, on purpose. */
         if ((called = api->remove_frame_mark && m)) {
             atomic_store(&t->mark_removed, 1);
-            api->remove_frame_mark(m);
+            STATE_CALL(o->op, api->remove_frame_mark(m));
         }
         break;
     case QOP_PAST_END:
@@ -282,7 +283,7 @@ static void handshake_op(const struct api *api, int slot, const struct case_qop 
         }
         break;
     case QOP_RESIZE_IN_HANDLER:
-        if ((called = api->resize_queue && q)) api->resize_queue(q, (int)o->value);
+        if ((called = api->resize_queue && q)) STATE_CALL(o->op, api->resize_queue(q, (int)o->value));
         break;
     default:
         return;
@@ -302,11 +303,7 @@ struct handshake {
 static void run_ops(void *arg)
 {
     struct handshake *h = arg;
-    for (int i = 0; i < h->n; i++) {
-        const char *outer = guard_state_op(state_op(h->ops[i].op));
-        handshake_op(h->api, h->slot, &h->ops[i], h->it);
-        guard_state_op(outer);
-    }
+    for (int i = 0; i < h->n; i++) handshake_op(h->api, h->slot, &h->ops[i], h->it);
 }
 
 int qops_run_handshake(const struct api *api, int slot, ASGST_Iterator *it)

@@ -84,18 +84,21 @@ static const char *or_unknown(const char *s) { return s ? s : "?"; }
 
 /* [handler-safe] One `build_id:` line for each module the backtrace names,
  * at most 8: the offsets belong to that build, and triage must not name
- * them from another one rebuilt at the same path since. */
-static void build_id_lines(struct sbuf *b, const uintptr_t *pcs, int n)
+ * them from another one rebuilt at the same path since. Written after the
+ * case, and only while `reserve` bytes stay free: a record that would not
+ * fit is not written at all, and these lines are the part it can spare. */
+static void build_id_lines(struct sbuf *b, const uintptr_t *pcs, int n, size_t reserve)
 {
     const char *seen[8];
     int k = 0;
     for (int i = 0; i < n && k < 8; i++) {
         uintptr_t off = 0;
-        const char *module = regions_module_of(pcs[i], &off), *id = regions_build_id_of(pcs[i]);
+        const char *id, *module = regions_module_and_id(pcs[i], &off, &id);
         int dup = !module || !id;
         for (int j = 0; j < k && !dup; j++) dup = !strcmp(seen[j], module);
         if (dup) continue;
         seen[k++] = module;
+        if (b->len + strlen(module) + strlen(id) + 12 + reserve >= b->cap) return;
         sb_str(b, "build_id: ");
         sb_str(b, module);
         sb_chr(b, ' ');
@@ -328,6 +331,7 @@ static void taint(const char *dir, const char *op, uint64_t key)
     sb_chr(&t, ' ');
     key_hex(&t, key);
     atomic_store(&taint_state, 2);
+    if (atomic_load(&out_of_space)) return; /* nothing more is written there */
     char path[512];
     struct sbuf p = {path, 0, sizeof path};
     sb_str(&p, dir);
@@ -339,6 +343,12 @@ static void taint(const char *dir, const char *op, uint64_t key)
     if (fd < 0) return;
     if (write_full(fd, taint_text, t.len) == 0) write_full(fd, "\n", 1);
     close(fd);
+}
+
+void record_forget_taint(const char *dir)
+{
+    char path[512];
+    if ((size_t)snprintf(path, sizeof path, "%s/tainted-%d.txt", dir, (int)getpid()) < sizeof path) unlink(path);
 }
 
 /* [handler-safe] Counts the fault and writes its record when under the caps. */
@@ -578,7 +588,6 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
 
     frame_line(&b, "pc: ", -1, pcs[0]);
     for (int i = 0; i < n; i++) frame_line(&b, "frame: ", i, pcs[i]);
-    build_id_lines(&b, pcs, n);
     if (atomic_load(&taint_state) == 2) {
         sb_str(&b, "tainted: ");
         sb_str(&b, taint_text);
@@ -587,7 +596,9 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
     if (c && c->image && c->image_len) image_lines(&b, c);
     sb_str(&b, "case: ");
     if (c && c->case_bytes) sb_hexbytes(&b, c->case_bytes, c->case_len);
-    sb_str(&b, "\nEND\n");
+    sb_chr(&b, '\n');
+    build_id_lines(&b, pcs, n, sizeof "END\n");
+    sb_str(&b, "END\n");
 
     struct sbuf path = {ri->path_out, 0, ri->path_len};
     sb_str(&path, ri->dir);

@@ -50,6 +50,11 @@ void record_set_limits(long per_key, long total);
  * written after it carry `tainted: OP KEY`. */
 enum record_result record_fault(const struct record_info *ri);
 
+/* Not handler-safe: removes the tainted-PID.txt (record_fault) that an
+ * earlier process with this pid left in dir, so that triage does not pair
+ * it with this process's hs_err file. Call before faults can happen. */
+void record_forget_taint(const char *dir);
+
 /* [handler-safe] 1 once a write in the record directory failed for want of
  * space: faults since then were counted, not written. */
 int record_out_of_space(void);

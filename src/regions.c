@@ -87,6 +87,19 @@ struct id_walk {
     size_t *pool_used;
 };
 
+/* Whether a segment lies inside the file-backed part of one of the object's
+ * loaded segments: a note that no PT_LOAD maps is not in memory. */
+static int loaded(const struct dl_phdr_info *info, const ElfW(Phdr) *seg)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && seg->p_vaddr >= ph->p_vaddr &&
+            seg->p_vaddr + seg->p_memsz <= ph->p_vaddr + ph->p_filesz)
+            return 1;
+    }
+    return 0;
+}
+
 /* The GNU build-id note of a loaded object, as the loader mapped it: the
  * file on disk may since have been replaced by another build, and triage
  * must know which build the record's offsets belong to. Runs under the
@@ -100,14 +113,14 @@ static int note_build_ids(struct dl_phdr_info *info, size_t size, void *arg)
     char hex[2 * 64 + 1] = "";
     for (int i = 0; i < info->dlpi_phnum && !hex[0]; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE) continue;
+        if (ph->p_type != PT_NOTE || !loaded(info, ph)) continue;
         const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-        size_t at = 0, len = ph->p_memsz;
+        size_t at = 0, len = ph->p_memsz, pad = ph->p_align == 8 ? 7 : 3;
         while (at + 12 <= len) {
             uint32_t namesz, descsz, type;
             memcpy(&namesz, p + at, 4), memcpy(&descsz, p + at + 4, 4), memcpy(&type, p + at + 8, 4);
-            size_t name_at = at + 12, desc_at = name_at + ((namesz + 3) & ~3u);
-            at = desc_at + ((descsz + 3) & ~3u);
+            size_t name_at = at + 12, desc_at = (name_at + namesz + pad) & ~pad;
+            at = (desc_at + descsz + pad) & ~pad;
             if (at > len) break;
             if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(p + name_at, "GNU", 4) || !descsz || descsz > 64)
                 continue;
@@ -187,24 +200,19 @@ static const struct map *find(const struct snapshot *s, uintptr_t addr)
     return NULL;
 }
 
-const char *regions_module_of(uintptr_t addr, uintptr_t *offset)
+const char *regions_module_and_id(uintptr_t addr, uintptr_t *offset, const char **build_id)
 {
     const struct snapshot *s = current();
+    if (build_id) *build_id = NULL;
     if (!s) return NULL;
     const struct map *m = find(s, addr);
     if (!m || !m->path || m->path >= POOL_SIZE) return NULL;
     *offset = addr - m->lo + m->file_off;
+    if (build_id && m->build_id && m->build_id < POOL_SIZE) *build_id = s->pool + m->build_id;
     return s->pool + m->path;
 }
 
-const char *regions_build_id_of(uintptr_t addr)
-{
-    const struct snapshot *s = current();
-    if (!s) return NULL;
-    const struct map *m = find(s, addr);
-    if (!m || !m->path || !m->build_id || m->build_id >= POOL_SIZE) return NULL;
-    return s->pool + m->build_id;
-}
+const char *regions_module_of(uintptr_t addr, uintptr_t *offset) { return regions_module_and_id(addr, offset, NULL); }
 
 int regions_in_libjvm(uintptr_t addr)
 {

@@ -22,10 +22,11 @@ void regions_set_heap_hint(uintptr_t addr);
 /* [handler-safe] Path of the file mapping holding addr and addr's offset in
  * that file; NULL if none. */
 const char *regions_module_of(uintptr_t addr, uintptr_t *offset);
-/* [handler-safe] GNU build-id (hex) of the loaded object whose file mapping
- * holds addr, read from the object in memory; NULL if none or not loaded
- * through the dynamic loader. */
-const char *regions_build_id_of(uintptr_t addr);
+/* [handler-safe] The same, and in *build_id (from the same snapshot) the
+ * GNU build-id in hex of the loaded object that mapping belongs to, read
+ * from the object in memory; NULL if it has none or was not loaded through
+ * the dynamic loader. */
+const char *regions_module_and_id(uintptr_t addr, uintptr_t *offset, const char **build_id);
 
 /* [handler-safe] Whether addr is in an executable mapping of libjvm.so. */
 int regions_in_libjvm(uintptr_t addr);

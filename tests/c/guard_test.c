@@ -236,10 +236,17 @@ static void counted_once_each(void)
 /* A fault inside a VM call marked as changing state taints the process:
  * its own record says nothing of it, every later one names it. Last in
  * main, as the taint stays for the process. */
+static const char *replaced_mark, *mark_at_entry = "unset";
 static void write_marked(void *p)
 {
     guard_state_op("resize");
+    replaced_mark = guard_state_op("resize");
     write_to(p);
+}
+static void note_mark(void *p)
+{
+    (void)p;
+    mark_at_entry = guard_state_op(NULL);
 }
 static void tainted_after_state_fault(void)
 {
@@ -267,14 +274,21 @@ static void tainted_after_state_fault(void)
     rc = guard_run(write_marked, (void *)0x48, &second, &f);
     text = f.record[0] ? slurp(f.record) : NULL;
     CHECK(rc == SIGSEGV && text && strstr(text, want), "a second state-changing fault leaves the first one named");
-    CHECK(guard_state_op(NULL) == NULL, "outside a guarded call there is no mark to replace");
+    CHECK(replaced_mark && !strcmp(replaced_mark, "resize"), "guard_state_op hands back the mark it replaced");
+    guard_run(note_mark, NULL, &call, NULL);
+    CHECK(mark_at_entry == NULL, "the next guarded call starts unmarked, though the last one jumped out marked");
 }
 
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
+    char stale[128];
+    snprintf(stale, sizeof stale, "%s/tainted-%d.txt", dir, (int)getpid());
+    FILE *sf = fopen(stale, "w"); /* left by an earlier process with this pid */
+    if (sf) fputs("resize 00000000000000aa\n", sf), fclose(sf);
     const char *why = NULL;
     int rc = guard_install(dir, &why);
+    CHECK(access(stale, F_OK) != 0, "guard_install removes a tainted-PID.txt an earlier process of this pid left");
     CHECK(rc == 0, "guard installs without a JVM (%s)", why ? why : "ok");
     CHECK(guard_mode() == GUARD_PRIMARY, "mode is primary without libjsig (%s)", guard_mode_name());
     threads_register_self("main", NULL);

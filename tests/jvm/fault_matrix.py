@@ -15,7 +15,10 @@ differs, unless:
   - the faults caught at the knob's keys equal the faults planted in the run;
   - every caught fault was counted once: with --guard-caught (the guard's
     own count in a single-process run), the faults-*.txt lines equal it;
-  - no fault reached the JVM's fatal-error path (no hs_err file)."""
+  - no fault reached the JVM's fatal-error path (no hs_err file);
+  - a process is tainted (records' `tainted: OP KEY`, tainted-PID.txt) only by a
+    planted fault in the VM call OP names, and every process with a planted fault
+    in a call that changes VM state is tainted."""
 import glob
 import os
 import re
@@ -49,6 +52,72 @@ def knob_keys(records, provider, lo, hi):
         if key and pc and os.path.basename(pc.group(1)) == name and lo <= int(pc.group(2), 16) < hi:
             keys.add(key.group(1))
     return keys
+
+
+# The VM calls each taint name stands for (src/qops.c, src/lifecycle.c, agents/queue_ops.c).
+TAINT_ENTRIES = {
+    'resize': {'ResizeQueue'}, 'resize_in_handler': {'ResizeQueue'},
+    'set_start': {'SetOnQueueProcessingStart'}, 'clear_start': {'SetOnQueueProcessingStart'},
+    'set_end': {'SetOnQueueProcessingEnd'}, 'clear_end': {'SetOnQueueProcessingEnd'},
+    'set_on_queue_processing': {'SetOnQueueProcessingStart', 'SetOnQueueProcessingEnd'},
+    'deregister': {'DeregisterQueue'}, 'deregister_queue': {'DeregisterQueue'},
+    'reregister': {'RegisterQueue', 'DeregisterQueue'}, 'register_queue': {'RegisterQueue'},
+    'mark_register': {'RegisterFrameMark'}, 'register_frame_mark': {'RegisterFrameMark'},
+    'mark_move': {'MoveFrameMark'}, 'mark_remove': {'RemoveFrameMark'}, 'remove_frame_mark': {'RemoveFrameMark'},
+    'remove_frame_mark_twice': {'RemoveFrameMark'},
+    'register_class_unload_handler': {'RegisterClassUnloadHandler'},
+    'deregister_class_unload_handler': {'DeregisterClassUnloadHandler'},
+}
+STATE_ENTRIES = set().union(*TAINT_ENTRIES.values())
+
+
+def planted_faults(records, provider, lo, hi):
+    """{key: (pid, entry, context)} of the records of planted faults: the fault's address
+    names the entry and context (fault_knob.h)."""
+    names = knob_log.entry_names(HEADER)
+    out = {}
+    for path in glob.glob(os.path.join(records, 'record-*.txt')):
+        text = open(path, errors='replace').read()
+        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
+        pid = re.search(r'^pid: (\d+)$', text, re.M)
+        addr = re.search(r'^si_addr: 0x([0-9a-f]+)$', text, re.M)
+        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
+        if not (key and pid and addr and pc) or os.path.basename(pc.group(1)) != os.path.basename(provider) \
+                or not lo <= int(pc.group(2), 16) < hi:
+            continue
+        n = (int(addr.group(1), 16) - 0x1000) // 8
+        e, c = divmod(n, len(knob_log.CONTEXTS))
+        if 0 <= e < len(names):
+            out[key.group(1)] = (int(pid.group(1)), names[e], knob_log.CONTEXTS[c])
+    return out
+
+
+def taint_problems(records, planted):
+    """What is wrong with the run's taints, as lines."""
+    taints = {}     # pid -> {(op, key)}
+    for path in glob.glob(os.path.join(records, 'record-*.txt')):
+        text = open(path, errors='replace').read()
+        pid = re.search(r'^pid: (\d+)$', text, re.M)
+        t = re.search(r'^tainted: (\S+) ([0-9a-f]{16})$', text, re.M)
+        if pid and t:
+            taints.setdefault(int(pid.group(1)), set()).add(t.groups())
+    for path in glob.glob(os.path.join(records, 'tainted-*.txt')):
+        t = open(path, errors='replace').read().split()
+        if len(t) == 2:
+            taints.setdefault(int(os.path.basename(path)[8:-4]), set()).add(tuple(t))
+    bad = []
+    for pid, seen in sorted(taints.items()):
+        if len(seen) > 1:
+            bad.append('process %d has %d taints: %s' % (pid, len(seen), sorted(seen)))
+        for op, key in sorted(seen):
+            got = planted.get(key)
+            if not got or got[1] not in TAINT_ENTRIES.get(op, ()):
+                bad.append('process %d is tainted by %s %s, a fault %s' % (
+                    pid, op, key, 'in %s@%s' % got[1:] if got else 'that was not planted'))
+    for key, (pid, entry, ctx) in sorted(planted.items()):
+        if entry in STATE_ENTRIES and pid not in taints:
+            bad.append('process %d met a planted fault in %s@%s (key %s) and is not tainted' % (pid, entry, ctx, key))
+    return bad
 
 
 def counts(records):
@@ -93,6 +162,7 @@ def main(argv):
         bad.append('the guard caught %d, the counters say %d' % (guard, total))
     if hs_err:
         bad.append('the VM died: %s' % hs_err[0])
+    bad += taint_problems(records, planted_faults(records, provider, lo, hi))
     for b in bad:
         print('FAIL: ' + b)
     return 1 if bad else 0
