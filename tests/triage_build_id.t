@@ -48,6 +48,8 @@ out=$(crash-triage/triage --explain "$tmp/rebuilt/record-4242-4250-0.txt" 2>&1)
 echo "$out" | grep -q "^not named: $lib is now another build (build-id $then; the report ran $now)"
 ok $? "--explain says why the frame is not named"
 
+# a second frame in the same module: still one report
+sed -i "s|^build_id:|frame: 1 0x00007f0000012d00 $lib+0x200\nbuild_id:|" "$tmp/rebuilt/record-4242-4250-0.txt"
 crash-triage/triage --out "$tmp/o" "$tmp/rebuilt" >"$tmp/o.out" 2>"$tmp/o.err"
 ok $? "triage over the record exits 0"
 grep -q "^triage: $lib is another build than the one 1 report(s) ran (build-id $now then, $then now" "$tmp/o.err"
@@ -62,6 +64,9 @@ record "$tmp/rooted" "$vm" "$then" "$root"
 out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
 echo "$out" | grep -q "# SIGSEGV in libjvm.so+$pc\$"
 ok $? "in a root, another build and no debug file of the one that ran: unnamed ($(echo "$out" | tail -1))"
+out=$(crash-triage/triage --explain "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
+echo "$out" | grep -q "^not named: $vm is now another build (build-id $now; the report ran $then)"
+ok $? "--explain says so for a module in a root too ($(echo "$out" | tail -1))"
 mkdir -p "$root/usr/lib/debug/.build-id/${then:0:2}"
 cp "$lib" "$root/usr/lib/debug/.build-id/${then:0:2}/${then:2}.debug"
 out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)

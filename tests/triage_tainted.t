@@ -46,6 +46,13 @@ ok $? "--explain names the taint"
 crash-triage/triage --no-symbolize --check "$tmp/run/record-4242-5-0.txt" | grep -q "corrupted"
 ok $? "a malformed tainted line flags the record corrupted"
 
+# The tainting fault's own record has no tainted line, and its tainted-PID.txt (same pid,
+# written in the same clock tick) must not give it one.
+mkdir -p "$tmp/own"; cp "$tmp/run/record-4242-3-0.txt" "$tmp/own/"; sed -i '/^tainted:/d' "$tmp/own/record-4242-3-0.txt"
+printf 'mark_move 1cccf25cdcb8a391\n' >"$tmp/own/tainted-4242.txt"; touch -d '1 minute ago' "$tmp/own/tainted-4242.txt"
+! crash-triage/triage --no-symbolize --explain "$tmp/own/record-4242-3-0.txt" | grep -q "^tainted:"
+ok $? "a record takes no taint from tainted-PID.txt"
+
 # An hs_err of a tainted process: the guard's tainted-PID.txt beside it says so; one written
 # after the report is a later process's with the same pid.
 hs() {   # hs DIR PID

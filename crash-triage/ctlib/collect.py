@@ -221,8 +221,8 @@ def attach_taint(rep, path):
     """hs_err: the process's taint, from the tainted-PID.txt its guard wrote beside it when a
     fault was caught inside a state-changing call (a record carries its own line). One
     written after the report belongs to a later process that reused the pid."""
-    if rep.extra.get('tainted') or rep.pid is None:
-        return
+    if rep.kind != 'hs_err' or rep.pid is None:
+        return      # a record carries its own line; the tainting fault's own record has none
     tf = os.path.join(os.path.dirname(path), 'tainted-%d.txt' % rep.pid)
     try:
         if os.stat(tf).st_mtime_ns > os.stat(path).st_mtime_ns:

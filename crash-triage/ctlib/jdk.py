@@ -38,7 +38,8 @@ def of_report(rep):
         if p.endswith('/lib/server/libjvm.so') and os.path.isabs(p):
             home = p[:-len('/lib/server/libjvm.so')]
             now = identity(home) if os.path.isdir(home) else {'home': home, 'version': None, 'build_id': None}
-            then = rep.extra.get('build_ids', {}).get(p)
+            # (a report from a root names the root's libjvm, not this host's at that path)
+            then = None if rep.extra.get('sysroot') else rep.extra.get('build_ids', {}).get(p)
             if then and then != now['build_id']:
                 # rebuilt (or gone) since: the version on disk is not the one that ran
                 return {'home': home, 'version': None, 'build_id': then}

@@ -127,7 +127,7 @@ class Symbolizer:
         key = None
         try:
             st = os.stat(path)
-            bid = elf_build_id(path)
+            bid = self._build_id(path)
             key = 'build-id:' + bid if bid else 'file:%s:%d:%d' % (path, st.st_mtime_ns, st.st_size)
         except OSError:
             key = None
@@ -169,8 +169,8 @@ class Symbolizer:
     def _resolve(self, rep, module):
         """The file whose symbols name the report's offsets in module, or None. A record
         says which build each module was (its build-id): a file at that path since
-        rebuilt has other code at those offsets and is not used, unless the recorded
-        build's debug file is still there."""
+        rebuilt, or gone, has not those offsets and is not used; that build's debug file
+        is, when it is still there."""
         path = module if module.startswith('/') else rep.module_paths.get(module)
         if not path:
             return None
@@ -185,18 +185,21 @@ class Symbolizer:
             dbg = bid and os.path.join(root, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
             if dbg and os.path.isfile(dbg):
                 return dbg
-            path = inner
-        elif not os.path.isfile(path):
-            return None
-        now = want and self._build_id(path)
-        if want and now and now != want:
-            dbg = os.path.join('/usr/lib/debug/.build-id', want[:2], want[2:] + '.debug')
-            if os.path.isfile(dbg):
-                return dbg
+        else:
+            inner = None
+        file = inner or path
+        now = self._build_id(file) if want and os.path.isfile(file) else None
+        if not want or now == want:
+            return file if os.path.isfile(file) else None
+        dbg = os.path.join('/usr/lib/debug/.build-id', want[:2], want[2:] + '.debug')
+        if os.path.isfile(dbg):
+            return dbg
+        if now:
             rep.extra.setdefault('other_build', {})[path] = now
-            self.rebuilt.setdefault(path, (want, now, []))[2].append(rep.path)
-            return None
-        return path
+            where = self.rebuilt.setdefault(path, (want, now, []))[2]
+            if rep.path not in where:
+                where.append(rep.path)
+        return None
 
     def symbolize(self, reports):
         """Fill missing function names in place; inline chains become extra frames.
