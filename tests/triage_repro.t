@@ -241,16 +241,19 @@ for sig, frames, signal, folded in (('aaaaaaaaaaaa', ['f', 'g', 'h'], 'SIGSEGV',
 t = R.Target(label='b', case=None, data=b'', case_path='', bucket_dir=os.path.join(base, 'aaaaaaaaaaaa'),
              title='SIGSEGV in f < g < h', signature='aaaaaaaaaaaa', also={'bbbbbbbbbbbb'},
              frames=['f', 'g', 'h'], signal='SIGSEGV')
-t.rivals = R._rivals(t.bucket_dir, t)
+t.rivals, t.siblings = R._rivals(t.bucket_dir, t)
 early = R.Found('SIGSEGV in f < g', 'eeeeeeeeeeee', 'record', 'p', [], ['f', 'g'], True, 'SIGSEGV')
-got = [sorted(f[-1] for f, _ in t.rivals), t.matches(early.title, early.signature, early)]
+# an early unwind whose own signature is a bucket standing beside the target: triage files it there
+own = R.Found('SIGSEGV in f < g', 'dddddddddddd', 'record', 'p', [], ['f', 'g'], True, 'SIGSEGV')
+got = [sorted(f[-1] for f, _ in t.rivals), t.matches(early.title, early.signature, early),
+       t.matches(own.title, own.signature, own)]
 os.makedirs(os.path.join(base, 'ffffffffffff'))
 with open(os.path.join(base, 'ffffffffffff', 'bucket.json'), 'w') as f:
     json.dump({'signature': 'ffffffffffff', 'title': 'SIGSEGV in f < g < k', 'frames': ['f', 'g', 'k'],
                'signal': 'SIGSEGV', 'members': []}, f)
-t.rivals = R._rivals(t.bucket_dir, t)
+t.rivals, t.siblings = R._rivals(t.bucket_dir, t)
 got.append(t.matches(early.title, early.signature, early))
-want = [['q', 'z'], True, False]
+want = [['q', 'z'], True, False, False]
 print(('ok' if got == want else 'not ok') + ' - a second deeper bucket of the same run keeps an early-ended unwind from counting (%r)' % (got,))
 PY
 [ $? = 0 ] || echo "not ok - the rival-bucket check crashed"

@@ -49,9 +49,12 @@ class Target:
     also: set = field(default_factory=set)
     frames: List[str] = field(default_factory=list)
     signal: Optional[str] = None
-    # the other buckets of its triage run, (frames, signal class): a shallow unwind that
-    # continues into one of them too is one triage would not fold into this bucket
+    # the other buckets beside it in its triage output, but those folded into it: their
+    # (frames, signal class), and their signatures. A shallow unwind that continues into
+    # one of them too, or that has a bucket of its own there, is not one triage would
+    # fold into this bucket.
     rivals: list = field(default_factory=list)
+    siblings: set = field(default_factory=set)
 
     def expects(self):
         return self.title is not None or self.signature is not None
@@ -69,6 +72,7 @@ class Target:
             return True
         return bool(found is not None and found.ended_early
                     and signature.continues(self.frames, self.signal, found.frames, found.signal)
+                    and found.signature not in self.siblings
                     and not any(signature.continues(f, g, found.frames, found.signal) for f, g in self.rivals))
 
 
@@ -158,10 +162,11 @@ def read_bucket(bdir):
 
 
 def _rivals(bdir, t):
-    """(frames, signal class) of the other buckets beside bdir, but those folded into it.
-    A damaged neighbour is skipped: it is the target's own file that must be sound."""
+    """The other buckets beside bdir, but those folded into it: [(frames, signal class)]
+    and their signatures. A damaged neighbour is skipped: it is the target's own file that
+    must be sound. A bucket copied out of its triage output alone has none."""
     base = os.path.dirname(os.path.abspath(bdir))
-    got = []
+    got, names = [], set()
     for name in sorted(os.listdir(base)):
         d = os.path.join(base, name)
         if d == os.path.abspath(bdir) or name in t.also or not os.path.isfile(os.path.join(d, 'bucket.json')):
@@ -170,9 +175,12 @@ def _rivals(bdir, t):
             b = read_bucket(d)
         except InputError:
             continue
-        if b.get('signature') not in t.also and b.get('frames'):
+        if b.get('signature') in t.also:
+            continue
+        names.add(b.get('signature') or name)
+        if b.get('frames'):
             got.append((list(b['frames']), b.get('signal')))
-    return got
+    return got, names
 
 
 def load_target(arg, out=None, expect=None):
@@ -227,7 +235,7 @@ def load_target(arg, out=None, expect=None):
         t.also = {x for f in t.bucket.get('folded') or [] for x in (f.get('signature'), f.get('title')) if x}
         t.frames = list(t.bucket.get('frames') or [])
         t.signal = t.bucket.get('signal')
-        t.rivals = _rivals(bdir, t)
+        t.rivals, t.siblings = _rivals(bdir, t)
     if expect:
         if SIG_RE.match(expect):
             t.signature, t.title = expect, None
