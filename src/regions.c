@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "case.h"
+#include "elf_note.h"
 #include "regions.h"
 #include "sigsafe.h"
 
@@ -113,20 +114,9 @@ static int note_build_ids(struct dl_phdr_info *info, size_t size, void *arg)
     char hex[2 * 64 + 1] = "";
     for (int i = 0; i < info->dlpi_phnum && !hex[0]; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type != PT_NOTE || !loaded(info, ph)) continue;
-        const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-        size_t at = 0, len = ph->p_memsz, pad = ph->p_align == 8 ? 7 : 3;
-        while (at + 12 <= len) {
-            uint32_t namesz, descsz, type;
-            memcpy(&namesz, p + at, 4), memcpy(&descsz, p + at + 4, 4), memcpy(&type, p + at + 8, 4);
-            size_t name_at = at + 12, desc_at = (name_at + namesz + pad) & ~pad;
-            at = (desc_at + descsz + pad) & ~pad;
-            if (at > len) break;
-            if (type != NT_GNU_BUILD_ID || namesz != 4 || memcmp(p + name_at, "GNU", 4) || !descsz || descsz > 64)
-                continue;
-            for (uint32_t k = 0; k < descsz; k++) snprintf(hex + 2 * k, 3, "%02x", p[desc_at + k]);
-            break;
-        }
+        if (ph->p_type == PT_NOTE && loaded(info, ph))
+            elf_note_build_id((const unsigned char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz, ph->p_align, hex,
+                              sizeof hex);
     }
     size_t hlen = strlen(hex);
     if (!hlen || *w->pool_used + hlen + 1 > POOL_SIZE) return 0;

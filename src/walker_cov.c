@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "arch.h"
+#include "elf_note.h"
 #include "walker_cov.h"
 
 #if defined(__x86_64__) && __has_include(<capstone/capstone.h>)
@@ -239,11 +240,8 @@ static void build_id(const struct elf_file *e, char *out, size_t len)
 {
     out[0] = 0;
     const Elf64_Shdr *s = section(e, SHT_NOTE, ".note.gnu.build-id");
-    if (!s || s->sh_offset + s->sh_size > e->size || s->sh_size < 16) return;
-    const Elf64_Nhdr *n = (const void *)(e->data + s->sh_offset);
-    const uint8_t *desc = (const uint8_t *)(n + 1) + ((n->n_namesz + 3) & ~3u);
-    if (n->n_type != NT_GNU_BUILD_ID || desc + n->n_descsz > e->data + e->size) return;
-    for (unsigned i = 0; i < n->n_descsz && 2 * i + 2 < len; i++) snprintf(out + 2 * i, 3, "%02x", desc[i]);
+    if (s && s->sh_offset + s->sh_size <= e->size)
+        elf_note_build_id(e->data + s->sh_offset, s->sh_size, s->sh_addralign, out, len);
 }
 
 static int add_function(const char *name)
@@ -362,7 +360,7 @@ int wcov_start(char *why, size_t len)
     sym_file = main_file;
     if (!section(&main_file, SHT_SYMTAB, NULL)) {
         /* A stripped libjvm: its -dbg package's file, by build-id. */
-        char id[128], dbg[PATH_MAX];
+        char id[2 * 64 + 1], dbg[PATH_MAX];
         build_id(&main_file, id, sizeof id);
         snprintf(dbg, sizeof dbg, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
         if (!id[0] || map_file(dbg, &sym_file) || !section(&sym_file, SHT_SYMTAB, NULL)) {
