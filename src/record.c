@@ -318,6 +318,18 @@ static int seen_before(uint64_t key, const struct guard_call *c)
 static char taint_text[96];
 static _Atomic int taint_state;
 
+/* [handler-safe] dir/tainted-PID.txt of this process into path (len
+ * bytes); 0, or -1 if it does not fit. */
+static int taint_path(const char *dir, char *path, size_t len)
+{
+    struct sbuf p = {path, 0, len};
+    sb_str(&p, dir);
+    sb_str(&p, "/tainted-");
+    sb_dec(&p, getpid());
+    sb_str(&p, ".txt");
+    return p.len + 1 < p.cap ? 0 : -1;
+}
+
 /* [handler-safe] Keeps the first taint, and writes it to dir/tainted-PID.txt
  * for the report the VM may write later (an hs_err file has no record's
  * lines; triage pairs the two by pid). */
@@ -333,12 +345,7 @@ static void taint(const char *dir, const char *op, uint64_t key)
     atomic_store(&taint_state, 2);
     if (atomic_load(&out_of_space)) return; /* nothing more is written there */
     char path[512];
-    struct sbuf p = {path, 0, sizeof path};
-    sb_str(&p, dir);
-    sb_str(&p, "/tainted-");
-    sb_dec(&p, getpid());
-    sb_str(&p, ".txt");
-    if (p.len + 1 >= p.cap) return;
+    if (taint_path(dir, path, sizeof path)) return;
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return;
     if (write_full(fd, taint_text, t.len) == 0) write_full(fd, "\n", 1);
@@ -348,7 +355,7 @@ static void taint(const char *dir, const char *op, uint64_t key)
 void record_forget_taint(const char *dir)
 {
     char path[512];
-    if ((size_t)snprintf(path, sizeof path, "%s/tainted-%d.txt", dir, (int)getpid()) < sizeof path) unlink(path);
+    if (!taint_path(dir, path, sizeof path)) unlink(path);
 }
 
 /* [handler-safe] Counts the fault and writes its record when under the caps. */
