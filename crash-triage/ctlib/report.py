@@ -143,6 +143,11 @@ def tainted_text(b):
             'aftermath, confirm with repro' % (op, key))
 
 
+def title_notes(b):
+    """What the report tables add to a bucket's title: its entries, folds and taint."""
+    return via_text(b) + folded_text(b) + tainted_text(b)
+
+
 def folded_text(b):
     """'; also: T1, T2' for the shallower unwinds a bucket took in (Store.fold)."""
     f = b.get('folded') or []
@@ -160,7 +165,7 @@ def markdown(summary):
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
         out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
-            i, _md_cell(b['title'] + via_text(b) + folded_text(b) + tainted_text(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
+            i, _md_cell(b['title'] + title_notes(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
             _md_cell(b['representative']), b['repro']))
     if summary['needs_replay']:
@@ -257,7 +262,7 @@ def html_page(summary):
     for i, b in enumerate(summary['buckets'], 1):
         rows.append('<tr class="%s"><td>%d</td><td>%s<br><code>%s</code></td><td>%d</td><td>%s</td>'
                     '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
-                        e(b['status'] or ''), i, e(b['title'] + via_text(b) + folded_text(b) + tainted_text(b)), e(b['signature']), b['count'],
+                        e(b['status'] or ''), i, e(b['title'] + title_notes(b)), e(b['signature']), b['count'],
                         e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
                         e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
     extra = ''

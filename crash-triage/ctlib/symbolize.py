@@ -66,6 +66,11 @@ def elf_section_names(path):
         return set()
 
 
+def debug_file(top, bid):
+    """Where a Debian -dbg package puts the debug file of build-id bid under the root top."""
+    return os.path.join(top, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
+
+
 def has_line_tables(path):
     """Whether addr2line can name inlined functions in this module: DWARF line tables in
     the file itself, in a debug file beside it (an OpenJDK build's libjvm.debuginfo), or
@@ -83,10 +88,9 @@ def has_line_tables(path):
     bid = elf_build_id(path)
     if not bid:
         return False
-    rel = os.path.join('usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
     d = os.path.dirname(os.path.realpath(path))  # a ci/install-jdk handle links into its root
     while True:
-        if os.path.isfile(os.path.join(d, rel)):
+        if os.path.isfile(debug_file(d, bid)):
             return True
         up = os.path.dirname(d)
         if up == d:
@@ -182,7 +186,7 @@ class Symbolizer:
         inner = root and os.path.join(root, path.lstrip('/'))
         if inner and os.path.isfile(inner):
             bid = want or self._build_id(inner)
-            dbg = bid and os.path.join(root, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
+            dbg = bid and debug_file(root, bid)
             if dbg and os.path.isfile(dbg):
                 return dbg
         else:
@@ -191,7 +195,7 @@ class Symbolizer:
         now = self._build_id(file) if want and os.path.isfile(file) else None
         if not want or now == want:
             return file if os.path.isfile(file) else None
-        dbg = os.path.join('/usr/lib/debug/.build-id', want[:2], want[2:] + '.debug')
+        dbg = debug_file('/', want)
         if os.path.isfile(dbg):
             return dbg
         if now:
