@@ -11,6 +11,14 @@ ok() {   # ok CONDITION-STATUS DESCRIPTION
   tap_n=$((tap_n + 1))
   if [ "$1" -eq 0 ]; then echo "ok $tap_n - $2"; else echo "not ok $tap_n - $2"; tap_failed=$((tap_failed + 1)); fi
 }
+# signature_is FILE PATTERN DESCRIPTION: triage --signature's line for FILE ends in
+# "# PATTERN" (a grep pattern); the description shows the line it printed.
+signature_is() {
+  local out
+  out=$(crash-triage/triage --signature "$1" 2>&1)
+  echo "$out" | grep -q "# $2\$"
+  ok $? "$3 ($(echo "$out" | tail -1))"
+}
 # skip DESCRIPTION WHY: a check that cannot run here, counted as skipped, not passed.
 skip() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $1 # SKIP $2"; }
 tap_done() { echo "1..$tap_n"; [ "$tap_failed" -eq 0 ]; }

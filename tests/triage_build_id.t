@@ -36,14 +36,10 @@ record() {   # record DIR MODULE-PATH BUILD-ID [SYSROOT]
 }
 
 record "$tmp/same" "$lib" "$then"
-out=$(crash-triage/triage --signature "$tmp/same/record-4242-4250-0.txt" 2>&1)
-echo "$out" | grep -q '# SIGSEGV in agct_code_name$'
-ok $? "the build that ran is the one at the path: the frame is named ($(echo "$out" | tail -1))"
+signature_is "$tmp/same/record-4242-4250-0.txt" 'SIGSEGV in agct_code_name' "the build that ran is the one at the path: the frame is named"
 
 record "$tmp/rebuilt" "$lib" "$now"
-out=$(crash-triage/triage --signature "$tmp/rebuilt/record-4242-4250-0.txt" 2>&1)
-echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
-ok $? "another build at the path: the frame keeps module+offset ($(echo "$out" | tail -1))"
+signature_is "$tmp/rebuilt/record-4242-4250-0.txt" "SIGSEGV in libvmstandin.so+$pc" "another build at the path: the frame keeps module+offset"
 out=$(crash-triage/triage --explain "$tmp/rebuilt/record-4242-4250-0.txt" 2>&1)
 echo "$out" | grep -q "^not named: $lib is now another build (build-id $then; the report ran $now)"
 ok $? "--explain says why the frame is not named"
@@ -61,17 +57,13 @@ root=$tmp/root; vm=/opt/vm/lib/server/libjvm.so
 mkdir -p "$root/opt/vm/lib/server" "$root/usr/lib/debug/.build-id/${now:0:2}"
 cp "$other" "$root$vm"
 record "$tmp/rooted" "$vm" "$then" "$root"
-out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
-echo "$out" | grep -q "# SIGSEGV in libjvm.so+$pc\$"
-ok $? "in a root, another build and no debug file of the one that ran: unnamed ($(echo "$out" | tail -1))"
+signature_is "$tmp/rooted/record-4242-4250-0.txt" "SIGSEGV in libjvm.so+$pc" "in a root, another build and no debug file of the one that ran: unnamed"
 out=$(crash-triage/triage --explain "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
 echo "$out" | grep -q "^not named: $vm is now another build (build-id $now; the report ran $then)"
 ok $? "--explain says so for a module in a root too ($(echo "$out" | tail -1))"
 mkdir -p "$root/usr/lib/debug/.build-id/${then:0:2}"
 cp "$lib" "$root/usr/lib/debug/.build-id/${then:0:2}/${then:2}.debug"
-out=$(crash-triage/triage --signature "$tmp/rooted/record-4242-4250-0.txt" 2>&1)
-echo "$out" | grep -q '# SIGSEGV in agct_code_name$'
-ok $? "the debug file of the build that ran names it ($(echo "$out" | tail -1))"
+signature_is "$tmp/rooted/record-4242-4250-0.txt" 'SIGSEGV in agct_code_name' "the debug file of the build that ran names it"
 
 # The bucket remembers the build it was found on, not the one on disk now, so that repro
 # can say the VM was rebuilt.

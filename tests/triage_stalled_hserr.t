@@ -37,18 +37,12 @@ cp -r "$tmp/run" "$tmp/bare"
 printf '/usr/lib/x86_64-linux-gnu/libc.so.6\n%s\n' "$lib" >"$tmp/run/libraries"
 touch -d '1 minute ago' "$tmp/run/libraries"
 
-out=$(crash-triage/triage --signature "$tmp/bare/hs_err_pid4242.log" 2>&1)
-echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
-ok $? "without the run's libraries file the frame stays unnamed ($(echo "$out" | tail -1))"
-out=$(crash-triage/triage --signature "$tmp/run/hs_err_pid4242.log" 2>&1)
-echo "$out" | grep -q '# SIGSEGV in agct_code_name$'
-ok $? "with it, addr2line names the frame ($(echo "$out" | tail -1))"
+signature_is "$tmp/bare/hs_err_pid4242.log" "SIGSEGV in libvmstandin.so+$pc" "without the run's libraries file the frame stays unnamed"
+signature_is "$tmp/run/hs_err_pid4242.log" 'SIGSEGV in agct_code_name' "with it, addr2line names the frame"
 
 # a list written after the report is a later run's in a reused directory: not used
 cp -r "$tmp/run" "$tmp/reused"; touch -d '1 minute ago' "$tmp/reused/hs_err_pid4242.log"; touch "$tmp/reused/libraries"
-out=$(crash-triage/triage --signature "$tmp/reused/hs_err_pid4242.log" 2>&1)
-echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
-ok $? "a libraries file newer than the hs_err is not used ($(echo "$out" | tail -1))"
+signature_is "$tmp/reused/hs_err_pid4242.log" "SIGSEGV in libvmstandin.so+$pc" "a libraries file newer than the hs_err is not used"
 
 # triage over the directory takes it as a report
 crash-triage/triage -q --out "$tmp/o" "$tmp/run" >/dev/null 2>&1
