@@ -71,8 +71,6 @@ ASGF_BATCH=1 matrix libfuzzer-unbatched 0 log "$fuzz_pairs" -- libfuzzer
 matrix libfuzzer-asan 0 log "RunWithIterator@signal NextFrame@queue" -- libfuzzer --asan
 matrix replay 0 log "RunWithIterator@signal NextFrame@callback NextFrame@queue" -- replay
 matrix afl 0 none "RunWithIterator@signal NextFrame@callback" -- afl
-replay() { ASGF_API=asgst LD_PRELOAD=$fake fuzz/replay -n 40 --record-dir "$OUT" "$BUILD/fuzz/seeds"; }
-afl() { ASGF_API=asgst AFL_PRELOAD=$fake fuzz/run-afl --duration "$((secs + 4))" --keep-going --out "$OUT"; }
 matrix agent-signal 1 summary "RunWithIterator@signal NextFrame@callback Capabilities@thread" -- agent mode=signal
 matrix agent-queue 1 summary "Enqueue@signal NextFrame@queue NextFrame@mark NextFrame@processing RegisterQueue@thread
   DeregisterQueue@thread RemoveFrameMark@thread MoveFrameMark@queue GetQueueElement@signal" -- agent mode=queue,queue_ops=all

@@ -17,7 +17,8 @@ differs, unless:
     own count in a single-process run), the faults-*.txt lines equal it;
   - no fault reached the JVM's fatal-error path (no hs_err file);
   - a process is tainted (records' `tainted: OP KEY`, tainted-PID.txt) only by a
-    planted fault in the VM call OP names, and every process with a planted fault
+    fault in the VM call OP names (planted, or the stand-in's own bug in that entry
+    point), and every process with a planted fault
     in a call that changes VM state is tainted."""
 import glob
 import os
@@ -39,6 +40,37 @@ def fault_function(provider):
         if len(f) == 4 and re.match(r'knob_fault(\.|$)', f[3]):
             return int(f[0], 16), int(f[0], 16) + int(f[1], 16)
     sys.exit('%s: no knob_fault symbol' % provider)
+
+
+def entry_functions(provider):
+    """{entry name: [start, end)} of the provider's exported entry points."""
+    out = subprocess.run(['nm', '-S', '--defined-only', provider], capture_output=True, text=True).stdout
+    ranges = {}
+    for line in out.splitlines():
+        f = line.split()
+        m = len(f) == 4 and re.match(r'(?:ASGST_|JFRLL_)(\w+)$', f[3])
+        if m:
+            ranges[m.group(1)] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+    return ranges
+
+
+def own_faults(records, provider, entries):
+    """{key: entry} of the records whose fault lies in one of the provider's entry
+    points itself, not in the knob: the stand-in's own bugs (a second RemoveFrameMark
+    reads the freed mark), which a fuzzer's random operations can reach."""
+    name = os.path.basename(provider)
+    out = {}
+    for path in glob.glob(os.path.join(records, 'record-*.txt')):
+        text = open(path, errors='replace').read()
+        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
+        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
+        if not (key and pc) or os.path.basename(pc.group(1)) != name:
+            continue
+        off = int(pc.group(2), 16)
+        for entry, (lo, hi) in entries.items():
+            if lo <= off < hi:
+                out[key.group(1)] = entry
+    return out
 
 
 def knob_keys(records, provider, lo, hi):
@@ -92,8 +124,9 @@ def planted_faults(records, provider, lo, hi):
     return out
 
 
-def taint_problems(records, planted):
-    """What is wrong with the run's taints, as lines."""
+def taint_problems(records, planted, own):
+    """What is wrong with the run's taints, as lines. planted: planted_faults();
+    own: own_faults()."""
     taints = {}     # pid -> {(op, key)}
     for path in glob.glob(os.path.join(records, 'record-*.txt')):
         text = open(path, errors='replace').read()
@@ -111,9 +144,11 @@ def taint_problems(records, planted):
             bad.append('process %d has %d taints: %s' % (pid, len(seen), sorted(seen)))
         for op, key in sorted(seen):
             got = planted.get(key)
-            if not got or got[1] not in TAINT_ENTRIES.get(op, ()):
+            entry = got[1] if got else own.get(key)
+            if entry not in TAINT_ENTRIES.get(op, ()):
                 bad.append('process %d is tainted by %s %s, a fault %s' % (
-                    pid, op, key, 'in %s@%s' % got[1:] if got else 'that was not planted'))
+                    pid, op, key, 'in %s@%s' % got[1:] if got else
+                    'in the stand-in\'s own %s' % entry if entry else 'in none of the stand-in\'s entry points'))
     for key, (pid, entry, ctx) in sorted(planted.items()):
         if entry in STATE_ENTRIES and pid not in taints:
             bad.append('process %d met a planted fault in %s@%s (key %s) and is not tainted' % (pid, entry, ctx, key))
@@ -162,7 +197,8 @@ def main(argv):
         bad.append('the guard caught %d, the counters say %d' % (guard, total))
     if hs_err:
         bad.append('the VM died: %s' % hs_err[0])
-    bad += taint_problems(records, planted_faults(records, provider, lo, hi))
+    bad += taint_problems(records, planted_faults(records, provider, lo, hi),
+                          own_faults(records, provider, entry_functions(provider)))
     for b in bad:
         print('FAIL: ' + b)
     return 1 if bad else 0
