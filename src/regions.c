@@ -86,6 +86,7 @@ static const struct map *find(const struct snapshot *s, uintptr_t addr);
 struct id_walk {
     struct snapshot *s;
     size_t *pool_used;
+    int maps_read, failed;
 };
 
 /* Whether a segment lies inside the file-backed part of one of the object's
@@ -135,16 +136,11 @@ static int note_build_ids(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-int regions_refresh(void)
+/* Reads /proc/self/maps into the snapshot s. */
+static int read_maps(struct snapshot *s, size_t *pool_used)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return -1;
-    pthread_mutex_lock(&refresh_lock);
-    int cur = atomic_load(&active);
-    struct snapshot *s = &snaps[cur == 0 ? 1 : 0];
-    s->n = 0;
-    size_t pool_used = 1; /* offset 0 is the empty string */
-    s->pool[0] = 0;
     char line[4096];
     while (s->n < MAX_MAPS && fgets(line, sizeof line, f)) {
         unsigned long lo, hi, off;
@@ -157,15 +153,44 @@ int regions_refresh(void)
         char *path = line + path_at;
         path[strcspn(path, "\n")] = 0;
         size_t plen = strlen(path);
-        if (path[0] == '/' && pool_used + plen + 1 <= POOL_SIZE) {
-            memcpy(s->pool + pool_used, path, plen + 1);
-            m->path = (uint32_t)pool_used;
-            pool_used += plen + 1;
+        if (path[0] == '/' && *pool_used + plen + 1 <= POOL_SIZE) {
+            memcpy(s->pool + *pool_used, path, plen + 1);
+            m->path = (uint32_t)*pool_used;
+            *pool_used += plen + 1;
         }
     }
     fclose(f);
-    struct id_walk w = {s, &pool_used};
-    dl_iterate_phdr(note_build_ids, &w);
+    return 0;
+}
+
+/* dl_iterate_phdr's first call reads the maps: the loader's lock, held for
+ * the whole walk, keeps a dlclose and a dlopen at the same address from
+ * falling between the maps and the build-ids paired with them. */
+static int maps_then_ids(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct id_walk *w = arg;
+    if (!w->maps_read) {
+        w->maps_read = 1;
+        if (read_maps(w->s, w->pool_used) < 0) return w->failed = 1;
+    }
+    return note_build_ids(info, size, arg);
+}
+
+int regions_refresh(void)
+{
+    pthread_mutex_lock(&refresh_lock);
+    int cur = atomic_load(&active);
+    struct snapshot *s = &snaps[cur == 0 ? 1 : 0];
+    s->n = 0;
+    size_t pool_used = 1; /* offset 0 is the empty string */
+    s->pool[0] = 0;
+    struct id_walk w = {s, &pool_used, 0, 0};
+    dl_iterate_phdr(maps_then_ids, &w);
+    if (!w.maps_read) w.failed = read_maps(s, &pool_used) < 0; /* no object at all: cannot happen in a process */
+    if (w.failed) {
+        pthread_mutex_unlock(&refresh_lock);
+        return -1;
+    }
     classify(s);
     atomic_store_explicit(&active, (int)(s - snaps), memory_order_release);
     int n = s->n;

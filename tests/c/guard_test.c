@@ -1,6 +1,7 @@
 /* Crash protection without a JVM: faults inside guards are recovered and
  * recorded, faults outside are not swallowed. */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -279,6 +280,50 @@ static void tainted_after_state_fault(void)
     CHECK(mark_at_entry == NULL, "the next guarded call starts unmarked, though the last one jumped out marked");
 }
 
+/* The build-id readelf reads from a file, or "" if it has none. */
+static const char *file_build_id(const char *path, char out[static 128])
+{
+    char cmd[512], line[512];
+    snprintf(cmd, sizeof cmd, "readelf -n '%s' 2>/dev/null", path);
+    out[0] = 0;
+    FILE *p = popen(cmd, "r");
+    while (p && fgets(line, sizeof line, p))
+        if (sscanf(line, " Build ID: %127s", out) == 1) break;
+    if (p) pclose(p);
+    return out;
+}
+
+/* Each library a refresh sees is named with its own build-id, also where a
+ * dlclose gave its addresses to the next dlopen: a record's frames must be
+ * named from the build that ran them. */
+static void build_ids_follow_the_loaded_object(void)
+{
+    static const char *libs[] = {"build/tests/libfake_asgst.so", "build/tests/libfake_jfrll.so"};
+    static const char *syms[] = {"ASGST_RunWithIterator", "JFRLL_RunWithIterator"};
+    char prev[128] = "";
+    for (int i = 0; i < 2; i++) {
+        char want[128], abs[4096];
+        file_build_id(libs[i], want);
+        void *h = realpath(libs[i], abs) ? dlopen(abs, RTLD_NOW | RTLD_LOCAL) : NULL;
+        void *fn = h ? dlsym(h, syms[i]) : NULL;
+        CHECK(fn, "%s loads (%s)", libs[i], h ? "ok" : dlerror());
+        if (!fn || !want[0]) {
+            if (fn) SKIP("%s has no build-id: nothing to name", libs[i]);
+            if (h) dlclose(h);
+            continue;
+        }
+        regions_refresh();
+        uintptr_t off = 0;
+        const char *id = NULL, *mod = regions_module_and_id((uintptr_t)fn, &off, &id);
+        CHECK(mod && !strcmp(mod, abs), "a function of %s is named in that module (%s)", libs[i], mod ? mod : "none");
+        CHECK(id && !strcmp(id, want), "%s's build-id is the loaded object's (%s, want %s)", libs[i], id ? id : "none", want);
+        CHECK(strcmp(want, prev), "the two libraries' build-ids differ");
+        snprintf(prev, sizeof prev, "%s", want);
+        dlclose(h);
+    }
+    regions_refresh();
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) return 1;
@@ -302,6 +347,7 @@ int main(void)
     counted_once_each();
     fault_in_handler(); /* after the count: its child may count the fault before it dies */
     tainted_after_state_fault();
+    build_ids_follow_the_loaded_object();
     struct guard_counters c;
     guard_counters(&c);
     CHECK(c.records_failed == 0, "no record failed to write");

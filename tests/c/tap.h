@@ -16,5 +16,12 @@ static int tap_n, tap_failed;
         }                                                                                          \
         fflush(stdout);                                                                            \
     } while (0)
+#define SKIP(...)                                                                                  \
+    do {                                                                                           \
+        printf("ok %d - # SKIP ", ++tap_n);                                                        \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        fflush(stdout);                                                                            \
+    } while (0)
 #define TAP_DONE() (printf("1..%d\n", tap_n), tap_failed ? 1 : 0)
 #endif
