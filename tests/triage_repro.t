@@ -230,6 +230,8 @@ import json, os, sys
 sys.path.insert(0, 'crash-triage')
 from ctlib import reproduce as R
 base = os.path.join(sys.argv[1], 'buckets')
+os.makedirs(base)
+open(os.path.join(sys.argv[1], '.asgf-triage'), 'w').write('crash-triage output directory\n')
 for sig, frames, signal, folded in (('aaaaaaaaaaaa', ['f', 'g', 'h'], 'SIGSEGV', [{'signature': 'bbbbbbbbbbbb'}]),
                                     ('bbbbbbbbbbbb', ['f', 'g', 'w'], 'SIGSEGV', None),  # folded into a: no rival
                                     ('cccccccccccc', ['f', 'g', 'z'], 'SIGBUS', None),   # another signal class
@@ -255,5 +257,15 @@ t.rivals, t.siblings = R._rivals(t.bucket_dir, t)
 got.append(t.matches(early.title, early.signature, early))
 want = [['q', 'z'], True, False, False]
 print(('ok' if got == want else 'not ok') + ' - a second deeper bucket of the same run keeps an early-ended unwind from counting (%r)' % (got,))
+# The same buckets gathered by hand (a directory triage did not write): they come from other
+# runs, and the early unwind is the target's again.
+import shutil
+for gathered in (os.path.join(sys.argv[1], 'by-hand'), os.path.join(sys.argv[1], 'unmarked', 'buckets')):
+    shutil.copytree(base, gathered)
+    t.bucket_dir = os.path.join(gathered, 'aaaaaaaaaaaa')
+    t.rivals, t.siblings = R._rivals(t.bucket_dir, t)
+    got = [t.rivals, sorted(t.siblings), t.matches(early.title, early.signature, early)]
+    print(('ok' if got == [[], [], True] else 'not ok') + ' - buckets gathered outside a triage output (%s) are no rivals (%r)'
+          % (os.path.relpath(gathered, sys.argv[1]), got))
 PY
 [ $? = 0 ] || echo "not ok - the rival-bucket check crashed"

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import case as casefmt
-from . import collect, signature
+from . import collect, outdir, signature
 from . import jdk as jdklib
 from .symbolize import Symbolizer
 
@@ -162,11 +162,18 @@ def read_bucket(bdir):
 
 
 def _rivals(bdir, t):
-    """The other buckets beside bdir, but those folded into it: [(frames, signal class)]
-    and their signatures. A damaged neighbour is skipped: it is the target's own file that
-    must be sound. A bucket copied out of its triage output alone has none."""
+    """The other buckets of bdir's triage output, but those folded into it: [(frames,
+    signal class)] and their signatures. A damaged neighbour is skipped: it is the
+    target's own file that must be sound. A bucket copied out of its triage output
+    (a directory other than OUT/buckets/ of a directory triage marked as its own) has
+    none: buckets gathered there by hand came from other runs, which triage never
+    weighed against each other."""
     base = os.path.dirname(os.path.abspath(bdir))
     got, names = [], set()
+    top = os.path.dirname(base)
+    if os.path.basename(base) != 'buckets' or not any(
+            os.path.isfile(os.path.join(top, n)) for n in (outdir.MARKER, 'index.json')):
+        return got, names
     for name in sorted(os.listdir(base)):
         d = os.path.join(base, name)
         if d == os.path.abspath(bdir) or name in t.also or not os.path.isfile(os.path.join(d, 'bucket.json')):
