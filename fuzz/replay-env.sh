@@ -4,9 +4,29 @@
 # replays a crash artifact of this run: in the artifact's directory or up to
 # three above it (crash-triage/README.md, "replay.env"). Without them a replay
 # runs with triage's environment, which is not the fuzzer's.
+replay_env_now() {
+  env | grep '^ASGF_[A-Z0-9_]*=' | grep -v '^ASGF_OUT=' | LC_ALL=C sort
+}
+
 write_replay_env() {
   {
     echo "# harness settings of a fuzzer run, for replays of its crash artifacts (crash-triage/README.md)"
-    env | grep '^ASGF_[A-Z0-9_]*=' | grep -v '^ASGF_OUT=' | LC_ALL=C sort
+    replay_env_now
   } >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
+}
+
+# replay_env_differs FILE: FILE, an earlier run's replay.env, holds other
+# settings than this run's. Its artifacts must then keep it (pin_replay_env)
+# before this run writes its own over it, or their replays would take the
+# new settings.
+replay_env_differs() {
+  [ -f "$1" ] && [ "$(grep '^ASGF_' "$1")" != "$(replay_env_now)" ]
+}
+
+# pin_replay_env FILE DIR: DIR, which holds an earlier run's artifacts, gets a
+# copy of FILE (that run's settings) unless it has its own: triage looks in an
+# artifact's own directory first.
+pin_replay_env() {
+  [ -f "$2/replay.env" ] && return 0
+  cp "$1" "$2/replay.env.tmp.$$" && mv -f "$2/replay.env.tmp.$$" "$2/replay.env"
 }

@@ -47,12 +47,17 @@ done
 # A second run on the same --out resumes the session: afl-fuzz would
 # otherwise delete a short session's crashes (or refuse a long one).
 if [ -n "$crash" ]; then
-  ASGF_TEST_PLANT=0x10 fuzz/run-afl --duration 5 --out "$d/planted" > "$d/again.log" 2>&1
+  # ... with another setting: the earlier crash keeps the settings it was found with.
+  ASGF_TEST_PLANT=0x10 ASGF_WARMUP_MS=150 fuzz/run-afl --duration 5 --out "$d/planted" > "$d/again.log" 2>&1
   kept=$(ls "$d"/planted/afl/default/crashes*/"$(basename "$crash")" 2>/dev/null | head -1)
   [ -n "$kept" ] && grep -q "resuming it" "$d/again.log"
   ok $? "run-afl on a used --out resumes and keeps the earlier crash (${kept:-gone: $(grep -m1 -i 'delet\|at-risk' "$d/again.log")})"
+  [ -n "$kept" ] && grep -qx 'ASGF_TEST_PLANT=0x10' "$(dirname "$kept")/replay.env" &&
+    grep -qx 'ASGF_WARMUP_MS=100' "$(dirname "$kept")/replay.env" && grep -qx 'ASGF_WARMUP_MS=150' "$d/planted/replay.env"
+  ok $? "run-afl: the earlier session's crashes keep its replay.env when the next one's settings differ (${kept:+$(dirname "$kept")})"
 else
   ok 1 "run-afl on a used --out keeps the earlier crash (no crash file to keep)"
+  ok 1 "run-afl: the earlier session's crashes keep its replay.env (no crash file)"
 fi
 
 # Our fork server replaces a child after ASGF_AFL_LOOP inputs: with 300 per

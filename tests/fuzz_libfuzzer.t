@@ -56,6 +56,14 @@ crash=$(ls "$d"/abort/crashes/crash-* 2>/dev/null | head -1)
 [ $rc -ne 0 ] && [ -n "$crash" ] && grep -q 'asgf: aborting so the fuzzer saves this input' "$d/abort.log"
 ok $? "libFuzzer, test hook, no keep-going: a caught fault aborts and libFuzzer saves $(basename "${crash:-no-crash-file}")"
 [ -n "$crash" ] && "$casetool" check "$crash"; ok $? "libFuzzer: the saved crash file is a valid case"
+# Another run into the same --out with other settings: the crash keeps the
+# settings it was found with (its replay.env), the new run writes its own.
+fuzz/run-libfuzzer --runs 10 --keep-going --out "$d/abort" > "$d/abort2.log" 2>&1
+moved=$(ls "$d"/abort/crashes/earlier-*/"$(basename "${crash:-none}")" 2>/dev/null | head -1)
+[ -n "$moved" ] && grep -qx 'ASGF_TEST_PLANT=0x10' "$(dirname "$moved")/replay.env" &&
+  grep -qx 'ASGF_KEEP_GOING=0' "$(dirname "$moved")/replay.env" && grep -qx 'ASGF_KEEP_GOING=1' "$d/abort/replay.env" &&
+  ! grep -q 'ASGF_TEST_PLANT' "$d/abort/replay.env"
+ok $? "libFuzzer: a run with other settings moves an earlier crash aside with its own replay.env (${moved:-not moved: $(ls "$d/abort/crashes" | tr '\n' ' ')})"
 
 fuzz/run-libfuzzer --asan --runs 500 --keep-going --out "$d/asan" > "$d/asan.log" 2>&1
 rc=$?
