@@ -33,6 +33,8 @@ record() {
     for f in "$@"; do
       # OWN: a frame in one of our modules (the agent; no file needed for its name)
       if [ "$f" = OWN ]; then printf 'frame: %d 0x00007f1000001234 /nowhere/libasgfagent.so+0x1234\n' $i; i=$((i + 1)); continue; fi
+      # CODE: a frame in no file mapping (the code cache: JIT code, the interpreter, stubs)
+      if [ "$f" = CODE ]; then printf 'frame: %d 0x00007f2000005678 ?\n' $i; i=$((i + 1)); continue; fi
       sym=${f%+*} delta=${f#*+}
       off=$(addr "$sym" "$delta")
       [ $i = 0 ] && printf 'pc: 0x00007f0000%06x %s+%s\n' $((off)) "$mod" "$off"
@@ -56,6 +58,19 @@ grep -q '^  #2 .* -> end: below it is the code the signal interrupted \[boundary
 ok $? "--explain names the trampoline by its code, whatever the symbolizer calls it ($(sed -n 5p "$d/x-sig" | cut -c1-70))"
 crash-triage/triage --no-symbolize --out "$d/o-sig2" "$d/sig" > /dev/null 2>&1
 [ "$(buckets "$d/o-sig2" | wc -l)" = 1 ]; ok $? "without symbols too: the trampoline is found by its code"
+
+# A VM fault reached from Java code: the record's frames run on through the code cache into the
+# VM code that called Java, where an hs_err of the same stack stops at its first Java frame. The
+# code-cache frame ends the record's title as well, so both come to one bucket.
+record "$d/jit" a 00000000000000d1 tm_fault_site+4 tm_caller_a+4 CODE tm_caller_b+4 tm_run_from+4
+record "$d/jit" b 00000000000000d2 tm_fault_site+4 tm_caller_a+4 CODE CODE tm_interrupted_a+4
+crash-triage/triage --out "$d/o-jit" "$d/jit" > "$d/t-jit" 2>&1
+b=$(buckets "$d/o-jit")
+[ "$b" = "2 SIGSEGV in tm_fault_site < tm_caller_a" ]
+ok $? "code-cache code below the fault's frames ends a record's title, as Java frames end an hs_err's ($(echo $b))"
+crash-triage/triage --explain "$(ls "$d"/jit/record-*.txt | head -1)" > "$d/x-jit" 2>&1
+grep -q '^  #2 .* -> stop \[stop_before rule 2: a record.s frame in no file mapping' "$d/x-jit"
+ok $? "--explain names the stop ($(sed -n 5p "$d/x-jit" | cut -c1-80))"
 
 # A backtrace that stopped early, beside the deeper one of the same fault.
 record "$d/deep" deep 00000000000000b1 tm_fault_site+4 tm_run_from+4 ASGST_RunWithIterator+4 tm_caller_a+4
