@@ -18,6 +18,11 @@ SIGNAL_RE = re.compile(r'^#?\s*(SIG[A-Z0-9]+)\s+\(0x([0-9a-fA-F]+)\)\s+at pc=(0x
 # '#  Internal Error (os_linux.cpp:1234), pid=4242, tid=4243'; 'Out of Memory Error' alike
 INTERNAL_RE = re.compile(r'^#?\s*(Internal Error|Out of Memory Error)\s+\(([^)]{0,300})\)'
                          r'(?:,\s*pid=(\d+),\s*tid=(0x[0-9a-fA-F]+|\d+))?')
+# '# Native memory allocation (malloc) failed to allocate 18446744073709551615 bytes ...', or
+# '(mmap) failed to map N bytes' for a reservation
+NATIVE_REQUEST_RE = re.compile(r'^#?\s*Native memory allocation \(\w+\) failed to (?:allocate|map) (\d{1,30}) bytes')
+# x86_64 and aarch64 give a process at most 2^48 bytes of address space
+ADDRESS_SPACE = 1 << 48
 # JDK 7+ put the version in parentheses; JDK 6 printed it bare ('JRE version: 6.0_45-b06')
 JRE_RE = re.compile(r'^#\s+JRE version:\s*(?:.*?\(([0-9][^)]{0,60})\)|([0-9][\w.\-]{0,60}))')
 THREAD_RE = re.compile(r'^Current thread \((0x[0-9a-fA-F]+)\):\s+(\w+)(?:\s+"([^"]{0,300})")?(.*)$')
@@ -198,3 +203,19 @@ def apply_signal_line(rep, m):
     else:
         rep.tid = int(tid)
     return True
+
+
+def classify_native_oom(rep, lines):
+    """An OOM report whose failed native request is more than a process can address becomes
+    HUGE_ALLOC: no machine grants such a request, so its size is a garbage length the caller
+    computed (a walker reading a forged length), a bug, not memory running out; OOM titles
+    are suppressed, HUGE_ALLOC ones are not. The size goes to extra['request_bytes']."""
+    if rep.signal != 'OOM':
+        return
+    for line in lines:
+        m = NATIVE_REQUEST_RE.match(line)
+        if m:
+            rep.extra['request_bytes'] = int(m.group(1))
+            if rep.extra['request_bytes'] >= ADDRESS_SPACE:
+                rep.signal = 'HUGE_ALLOC'
+            return

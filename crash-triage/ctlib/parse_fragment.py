@@ -10,7 +10,7 @@ read as in a whole file (frames, signal, siginfo, thread, maps) follow hserr_gra
 import re
 
 from .hserr_grammar import (HEADER_RE, ID_RE, INTERNAL_RE, JRE_RE, SIGNAL_RE, THREAD_RE, apply_signal_line,
-                            maps_block, module_paths, parse_frame, parse_siginfo, read_frames)
+                            classify_native_oom, maps_block, module_paths, parse_frame, parse_siginfo, read_frames)
 from .model import NotAReport, Report, bounded_lines, decode, one_line
 
 # Cheap test over the first MB: a frame line with a module, or a line that starts a
@@ -154,6 +154,7 @@ def parse(data, path):
     rep.extra['fragment'] = True
     rep.flag('fragment')
     header, signal, regs = _header_fields(lines, rep)
+    classify_native_oom(rep, lines)
     vm_problematic = 'problematic' in found and found['problematic'].kind in ('V', 'C')
     if 'native' in found:
         rep.frames, notes = found['native']

@@ -6,6 +6,7 @@ import re
 import time as _time
 
 from .hserr_grammar import (HEADER_RE, ID_RE, INTERNAL_RE, JRE_RE, SIGNAL_RE, STATE_RE, apply_signal_line,
+                            classify_native_oom,
                             THREAD_RE, maps_block, module_paths, parse_frame, parse_siginfo,
                             read_frames)
 from .model import NotAReport, Report, MAX_FRAMES, bounded_lines, decode, one_line
@@ -125,6 +126,7 @@ def parse(data, path):
         where = lines[k].lstrip('# ').strip() if k < n else ''
         raise NotAReport('JVM console copy of an hs_err header; the report is %s'
                          % (where or 'elsewhere'), benign=True)
+    classify_native_oom(rep, lines[start:i])
     if rep.signal is None:
         rep.flag('corrupted')
         rep.signal = 'UNKNOWN'
