@@ -46,16 +46,24 @@ record() {
 }
 buckets() { python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print("\n".join("%d %s" % (b["count"], b["title"]) for b in r["buckets"]))' "$1/report.json"; }
 
+# one_bucket NAME TITLE STEP WHAT WHY: triage puts $d/NAME's two records in one bucket titled
+# TITLE (check WHAT), and --explain of the first shows the step STEP, a regex (check WHY).
+one_bucket() {
+  local name=$1 title=$2 step=$3 b
+  crash-triage/triage --out "$d/o-$name" "$d/$name" > "$d/t-$name" 2>&1
+  b=$(buckets "$d/o-$name")
+  [ "$b" = "2 $title" ]; ok $? "$4 ($(echo $b))"
+  crash-triage/triage --explain "$(ls "$d/$name"/record-*.txt | head -1)" > "$d/x-$name" 2>&1
+  grep -q "$step" "$d/x-$name"; ok $? "$5 ($(sed -n 5p "$d/x-$name" | cut -c1-70))"
+}
+
 # A fault in a signal handler, two interrupted places.
 record "$d/sig" a 00000000000000a1 tm_fault_site+4 tm_caller_a+4 tm_sigreturn+0 tm_interrupted_a+4 tm_run_from+4
 record "$d/sig" b 00000000000000a2 tm_fault_site+4 tm_caller_a+4 tm_sigreturn+0 tm_interrupted_b+4 tm_caller_b+4
-crash-triage/triage --out "$d/o-sig" "$d/sig" > "$d/t-sig" 2>&1
-b=$(buckets "$d/o-sig")
-[ "$b" = "2 SIGSEGV in tm_fault_site < tm_caller_a" ]
-ok $? "the trampoline ends the signature: the interrupted code is not in it ($(echo $b))"
-crash-triage/triage --explain "$(ls "$d"/sig/record-*.txt | head -1)" > "$d/x-sig" 2>&1
-grep -q '^  #2 .* -> end: below it is the code the signal interrupted \[boundary rule 1: the signal trampoline, known by its code' "$d/x-sig"
-ok $? "--explain names the trampoline by its code, whatever the symbolizer calls it ($(sed -n 5p "$d/x-sig" | cut -c1-70))"
+one_bucket sig "SIGSEGV in tm_fault_site < tm_caller_a" \
+  '^  #2 .* -> end: below it is the code the signal interrupted \[boundary rule 1: the signal trampoline, known by its code' \
+  "the trampoline ends the signature: the interrupted code is not in it" \
+  "--explain names the trampoline by its code, whatever the symbolizer calls it"
 crash-triage/triage --no-symbolize --out "$d/o-sig2" "$d/sig" > /dev/null 2>&1
 [ "$(buckets "$d/o-sig2" | wc -l)" = 1 ]; ok $? "without symbols too: the trampoline is found by its code"
 
@@ -64,13 +72,9 @@ crash-triage/triage --no-symbolize --out "$d/o-sig2" "$d/sig" > /dev/null 2>&1
 # code-cache frame ends the record's title as well, so both come to one bucket.
 record "$d/jit" a 00000000000000d1 tm_fault_site+4 tm_caller_a+4 CODE tm_caller_b+4 tm_run_from+4
 record "$d/jit" b 00000000000000d2 tm_fault_site+4 tm_caller_a+4 CODE CODE tm_interrupted_a+4
-crash-triage/triage --out "$d/o-jit" "$d/jit" > "$d/t-jit" 2>&1
-b=$(buckets "$d/o-jit")
-[ "$b" = "2 SIGSEGV in tm_fault_site < tm_caller_a" ]
-ok $? "code-cache code below the fault's frames ends a record's title, as Java frames end an hs_err's ($(echo $b))"
-crash-triage/triage --explain "$(ls "$d"/jit/record-*.txt | head -1)" > "$d/x-jit" 2>&1
-grep -q '^  #2 .* -> stop \[stop_before rule 2: a record.s frame in no file mapping' "$d/x-jit"
-ok $? "--explain names the stop ($(sed -n 5p "$d/x-jit" | cut -c1-80))"
+one_bucket jit "SIGSEGV in tm_fault_site < tm_caller_a" '^  #2 .* -> stop \[stop_before rule 2: a record.s frame in no file mapping' \
+  "code-cache code below the fault's frames ends a record's title, as Java frames end an hs_err's" \
+  "--explain names the stop"
 
 # A backtrace that stopped early, beside the deeper one of the same fault.
 record "$d/deep" deep 00000000000000b1 tm_fault_site+4 tm_run_from+4 ASGST_RunWithIterator+4 tm_caller_a+4
