@@ -36,6 +36,11 @@ artifact "$d/tree/a" $A 1
 printf '# written by fuzz/replay-env.sh\nASGF_OUT=/nonexistent/out\nASGF_TESTMODE=crash\n' >"$d/tree/a/replay.env"
 artifact "$d/tree/b/out/afl/main/crashes" "id:000000,sig:06,src:000000" 2
 printf 'ASGF_TESTMODE=crash\n' >"$d/tree/b/out/replay.env"
+# an AFL++ session resumed with other settings: afl-fuzz kept the earlier crashes as
+# crashes.DATE/, and run-afl left them the earlier replay.env
+artifact "$d/tree/r/out/afl/main/crashes.2026-11-29-02:43:17" "id:000001,sig:06,src:000003" 6
+printf 'ASGF_TESTMODE=crash\n' >"$d/tree/r/out/afl/main/crashes.2026-11-29-02:43:17/replay.env"
+printf 'ASGF_TESTMODE=nojvm\n' >"$d/tree/r/out/replay.env"
 artifact "$d/tree/c" crash-cccccccccccccccccccccccccccccccccccccccc 3
 printf 'ASGF_TESTMODE=crash\nTESTMODE=crash\n' >"$d/tree/c/replay.env"
 artifact "$d/tree/e" crash-eeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeeee 5
@@ -46,6 +51,8 @@ grep -q "^$A mode=crash out=unset" "$d/calls" && [ "$(status "$d/tree/a/$A")" = 
 ok $? "an artifact replays with its replay.env's settings, not ASGF_OUT ($(grep "^$A" "$d/calls" | head -1))"
 grep -q "^id:000000,sig:06,src:000000 mode=crash" "$d/calls"
 ok $? "an AFL++ artifact finds the replay.env three directories up"
+grep -q "^id:000001,sig:06,src:000003 mode=crash" "$d/calls"
+ok $? "an earlier AFL++ session's crash (crashes.DATE/) replays with the settings left beside it ($(grep '^id:000001' "$d/calls" | head -1))"
 grep -q "tree/c/replay.env:2: not ASGF_NAME=VALUE: 'TESTMODE=crash'" "$d/log1" && [ "$(calls crash-cccc*)" = 0 ] &&
   [ "$(status "$d/tree/c/crash-cccccccccccccccccccccccccccccccccccccccc")" = "invalid 1" ]
 ok $? "a bad replay.env line is named with its position and nothing is replayed ($(grep -o 'replay.env:[^;]*' "$d/log1" | head -1))"

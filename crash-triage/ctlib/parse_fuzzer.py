@@ -15,6 +15,8 @@ from .model import Report
 
 LIBFUZZER_RE = re.compile(r'^crash-[0-9a-f]{40}$')
 AFL_RE = re.compile(r'^id[:_]\d{6}')
+# afl-fuzz's crashes/, and crashes.DATE/ where a resumed session keeps the earlier one's
+AFL_CRASH_DIR_RE = re.compile(r'^crashes(\.\d{4}-\d\d-\d\d-\d\d:\d\d:\d\d)?$')
 REPLAY_TIMEOUT = 120
 REPLAY_ATTEMPTS = 3     # fresh JVMs per artifact before it counts as not crashing
 KEEP_DIR = None        # where replay outputs are kept (triage sets OUT/replays)
@@ -67,7 +69,7 @@ def detect_path(path):
     if LIBFUZZER_RE.match(base):
         return 'libfuzzer'
     parent = os.path.basename(os.path.dirname(path))
-    if parent == 'crashes' and AFL_RE.match(base):
+    if AFL_CRASH_DIR_RE.match(parent) and AFL_RE.match(base):
         return 'afl'
     return None
 
