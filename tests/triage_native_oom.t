@@ -30,10 +30,11 @@ check() { crash-triage/triage --check "$1" 2>&1 | cut -d' ' -f1; }
 ok $? "a request of 2^64-8 bytes is HUGE_ALLOC ($(crash-triage/triage --check "$d/in/huge/hs_err_pid5529.log" 2>&1 | cut -c1-60))"
 [ "$(check "$d/in/plausible/hs_err_pid5530.log")" = OOM ]
 ok $? "a request of 1 MiB stays OOM ($(check "$d/in/plausible/hs_err_pid5530.log"))"
-# the largest a process can address is still a plausible request; one byte more is not
-native_oom 281474976710655 "$d/edge/a/hs_err_pid1.log"; native_oom 281474976710656 "$d/edge/b/hs_err_pid2.log"
+# the most any x86_64 or aarch64 process can address (5-level paging) is still a request a
+# machine could run out on; one byte more is not
+native_oom 144115188075855871 "$d/edge/a/hs_err_pid1.log"; native_oom 144115188075855872 "$d/edge/b/hs_err_pid2.log"
 [ "$(check "$d/edge/a/hs_err_pid1.log") $(check "$d/edge/b/hs_err_pid2.log")" = "OOM HUGE_ALLOC" ]
-ok $? "the line lies at 2^48 bytes ($(check "$d/edge/a/hs_err_pid1.log") $(check "$d/edge/b/hs_err_pid2.log"))"
+ok $? "the line lies at 2^57 bytes ($(check "$d/edge/a/hs_err_pid1.log") $(check "$d/edge/b/hs_err_pid2.log"))"
 
 crash-triage/triage --out "$d/out" --known /dev/null "$d/in" > "$d/log" 2>&1
 python3 - "$d/out/report.json" > "$d/status" 2>&1 <<'PY'

@@ -8,6 +8,7 @@ import time
 
 from . import case as casefmt
 from . import jdk as jdklib
+from .model import PARSE_VERSION
 from .outdir import SPACE, copy_atomic, write_atomic
 from .signature import continues, describe
 
@@ -144,7 +145,7 @@ class Store:
 
     def rules_id(self):
         if getattr(self, '_rules_id', None) is None:
-            raw = json.dumps(self.rules.raw, sort_keys=True) + '|top=%d' % self.rules.top
+            raw = json.dumps(self.rules.raw, sort_keys=True) + '|top=%d|parse=%d' % (self.rules.top, PARSE_VERSION)
             self._rules_id = hashlib.sha256(raw.encode()).hexdigest()[:12]
         return self._rules_id
 

@@ -21,8 +21,9 @@ INTERNAL_RE = re.compile(r'^#?\s*(Internal Error|Out of Memory Error)\s+\(([^)]{
 # '# Native memory allocation (malloc) failed to allocate 18446744073709551615 bytes ...', or
 # '(mmap) failed to map N bytes' for a reservation
 NATIVE_REQUEST_RE = re.compile(r'^#?\s*Native memory allocation \(\w+\) failed to (?:allocate|map) (\d{1,30}) bytes')
-# x86_64 and aarch64 give a process at most 2^48 bytes of address space
-ADDRESS_SPACE = 1 << 48
+# More than an x86_64 or aarch64 process can address with any paging mode (5-level paging
+# gives 2^57 in all, aarch64 at most 2^52)
+ADDRESS_SPACE = 1 << 57
 # JDK 7+ put the version in parentheses; JDK 6 printed it bare ('JRE version: 6.0_45-b06')
 JRE_RE = re.compile(r'^#\s+JRE version:\s*(?:.*?\(([0-9][^)]{0,60})\)|([0-9][\w.\-]{0,60}))')
 THREAD_RE = re.compile(r'^Current thread \((0x[0-9a-fA-F]+)\):\s+(\w+)(?:\s+"([^"]{0,300})")?(.*)$')
@@ -209,7 +210,8 @@ def classify_native_oom(rep, lines):
     """An OOM report whose failed native request is more than a process can address becomes
     HUGE_ALLOC: no machine grants such a request, so its size is a garbage length the caller
     computed (a walker reading a forged length), a bug, not memory running out; OOM titles
-    are suppressed, HUGE_ALLOC ones are not. The size goes to extra['request_bytes']."""
+    are suppressed, HUGE_ALLOC ones are not. A garbage length that happens to be small (one
+    cut to 32 bits) stays OOM. The size goes to extra['request_bytes']."""
     if rep.signal != 'OOM':
         return
     for line in lines:

@@ -6,6 +6,9 @@ from typing import List, Optional
 MAX_READ = 32 << 20        # bytes of one file we look at, at most
 MAX_LINE = 4096            # characters we keep of any one line
 MAX_FRAMES = 256           # frames we keep of any one stack
+# Raised whenever a parser reads a file differently (HUGE_ALLOC: 2): an incremental triage
+# then reads every file of an earlier output again, as it does when rules.json changes.
+PARSE_VERSION = 2
 # The fatal signals a crash report names, by their Linux numbers (x86_64 and aarch64 agree).
 SIGNOS = {'SIGSEGV': 11, 'SIGBUS': 7, 'SIGILL': 4, 'SIGFPE': 8, 'SIGABRT': 6, 'SIGTRAP': 5}
 SIGNAMES = {v: k for k, v in SIGNOS.items()}
