@@ -72,7 +72,7 @@ crash-triage/triage --no-symbolize --out "$d/o-sig2" "$d/sig" > /dev/null 2>&1
 # code-cache frame ends the record's title as well, so both come to one bucket.
 record "$d/jit" a 00000000000000d1 tm_fault_site+4 tm_caller_a+4 CODE tm_caller_b+4 tm_run_from+4
 record "$d/jit" b 00000000000000d2 tm_fault_site+4 tm_caller_a+4 CODE CODE tm_interrupted_a+4
-one_bucket jit "SIGSEGV in tm_fault_site < tm_caller_a" '^  #2 .* -> stop \[stop_before rule 2: a record.s frame in no file mapping' \
+one_bucket jit "SIGSEGV in tm_fault_site < tm_caller_a" '^  #2 .* -> stop \[stop_before rule 2: a frame in no file mapping' \
   "code-cache code below the fault's frames ends a record's title, as Java frames end an hs_err's" \
   "--explain names the stop"
 
