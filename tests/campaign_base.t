@@ -24,9 +24,10 @@ LD_PRELOAD="\${LD_PRELOAD:+\$LD_PRELOAD:}$standin" exec "$JAVA_HOME/bin/java" "\
 EOS
 chmod +x "$d/patched/bin/java"
 
-# job_time 8 s: a stress attempt is its slot less about 3 s of JVM start and stop (ci/job), and a
-# 1-2 s run on a loaded machine could end before its agent walked (a CI run saw 0 walks).
-write_preset "$d/base.preset" budget=18s job_time=8s min_attempt=3s rounds=1 triage_every=4s <<'EOF2'
+# job_time 10 s: a stress attempt is its slot less about 3 s of JVM start and stop (ci/job), and a
+# 1-2 s run on a loaded machine could end before its agent walked (CI runs saw 0 walks with 5 s
+# and once with 8 s).
+write_preset "$d/base.preset" budget=22s job_time=10s min_attempt=3s rounds=1 triage_every=4s <<'EOF2'
 
 [stress]
 scenario = spin
