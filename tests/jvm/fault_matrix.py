@@ -32,58 +32,58 @@ import knob_log  # noqa: E402
 HEADER = os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..', 'src', 'asgst.h')
 
 
+def symbols(provider):
+    """[(name, start, end)] of the functions the provider's file defines (nm)."""
+    out = subprocess.run(['nm', '-S', '--defined-only', provider], capture_output=True, text=True).stdout
+    return [(f[3], int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+            for f in (line.split() for line in out.splitlines()) if len(f) == 4]
+
+
 def fault_function(provider):
     """[start, end) of the knob's fault function in the provider's file."""
-    out = subprocess.run(['nm', '-S', '--defined-only', provider], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) == 4 and re.match(r'knob_fault(\.|$)', f[3]):
-            return int(f[0], 16), int(f[0], 16) + int(f[1], 16)
+    for name, lo, hi in symbols(provider):
+        if re.match(r'knob_fault(\.|$)', name):
+            return lo, hi
     sys.exit('%s: no knob_fault symbol' % provider)
 
 
 def entry_functions(provider):
     """{entry name: [start, end)} of the provider's exported entry points."""
-    out = subprocess.run(['nm', '-S', '--defined-only', provider], capture_output=True, text=True).stdout
     ranges = {}
-    for line in out.splitlines():
-        f = line.split()
-        m = len(f) == 4 and re.match(r'(?:ASGST_|JFRLL_)(\w+)$', f[3])
+    for name, lo, hi in symbols(provider):
+        m = re.match(r'(?:ASGST_|JFRLL_)(\w+)$', name)
         if m:
-            ranges[m.group(1)] = (int(f[0], 16), int(f[0], 16) + int(f[1], 16))
+            ranges[m.group(1)] = (lo, hi)
     return ranges
+
+
+def provider_faults(records, provider):
+    """(key, record text, pc offset) of each record whose faulting pc lies in the
+    provider's file."""
+    name = os.path.basename(provider)
+    for path in glob.glob(os.path.join(records, 'record-*.txt')):
+        text = open(path, errors='replace').read()
+        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
+        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
+        if key and pc and os.path.basename(pc.group(1)) == name:
+            yield key.group(1), text, int(pc.group(2), 16)
 
 
 def own_faults(records, provider, entries):
     """{key: entry} of the records whose fault lies in one of the provider's entry
     points itself, not in the knob: the stand-in's own bugs (a second RemoveFrameMark
     reads the freed mark), which a fuzzer's random operations can reach."""
-    name = os.path.basename(provider)
     out = {}
-    for path in glob.glob(os.path.join(records, 'record-*.txt')):
-        text = open(path, errors='replace').read()
-        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
-        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
-        if not (key and pc) or os.path.basename(pc.group(1)) != name:
-            continue
-        off = int(pc.group(2), 16)
+    for key, _, off in provider_faults(records, provider):
         for entry, (lo, hi) in entries.items():
             if lo <= off < hi:
-                out[key.group(1)] = entry
+                out[key] = entry
     return out
 
 
 def knob_keys(records, provider, lo, hi):
     """Keys of the records whose faulting pc lies in the knob's fault function."""
-    name = os.path.basename(provider)
-    keys = set()
-    for path in glob.glob(os.path.join(records, 'record-*.txt')):
-        text = open(path, errors='replace').read()
-        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
-        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
-        if key and pc and os.path.basename(pc.group(1)) == name and lo <= int(pc.group(2), 16) < hi:
-            keys.add(key.group(1))
-    return keys
+    return {key for key, _, off in provider_faults(records, provider) if lo <= off < hi}
 
 
 # The VM calls each taint name stands for (src/qops.c, src/lifecycle.c, agents/queue_ops.c).
@@ -108,19 +108,15 @@ def planted_faults(records, provider, lo, hi):
     names the entry and context (fault_knob.h)."""
     names = knob_log.entry_names(HEADER)
     out = {}
-    for path in glob.glob(os.path.join(records, 'record-*.txt')):
-        text = open(path, errors='replace').read()
-        key = re.search(r'^key: ([0-9a-f]{16})$', text, re.M)
+    for key, text, off in provider_faults(records, provider):
         pid = re.search(r'^pid: (\d+)$', text, re.M)
         addr = re.search(r'^si_addr: 0x([0-9a-f]+)$', text, re.M)
-        pc = re.search(r'^pc: \S+ (\S+)\+(0x[0-9a-f]+)$', text, re.M)
-        if not (key and pid and addr and pc) or os.path.basename(pc.group(1)) != os.path.basename(provider) \
-                or not lo <= int(pc.group(2), 16) < hi:
+        if not (pid and addr) or not lo <= off < hi:
             continue
         n = (int(addr.group(1), 16) - 0x1000) // 8
         e, c = divmod(n, len(knob_log.CONTEXTS))
         if 0 <= e < len(names):
-            out[key.group(1)] = (int(pid.group(1)), names[e], knob_log.CONTEXTS[c])
+            out[key] = (int(pid.group(1)), names[e], knob_log.CONTEXTS[c])
     return out
 
 
