@@ -3,7 +3,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 #include "arch.h"
 #include "elf_note.h"
+#include "glob.h"
 #include "walker_cov.h"
 
 #if defined(__x86_64__) && __has_include(<capstone/capstone.h>)
@@ -127,7 +127,7 @@ static int demangle_nested(const char *m, char *out, size_t len)
 static int is_walker(const char *name)
 {
     for (size_t i = 0; i < sizeof walker_patterns / sizeof walker_patterns[0]; i++)
-        if (!fnmatch(walker_patterns[i].pattern, name, 0)) return 1;
+        if (glob_match(walker_patterns[i].pattern, name)) return 1;
     return 0;
 }
 

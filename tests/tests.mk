@@ -22,7 +22,7 @@ $(BUILD)/tests/fake_proto_test: tests/c/fake_proto_test.c tests/c/tap.h src/asgs
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -ldl -o $@
 
-TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/glob_test $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
