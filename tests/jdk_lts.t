@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every LTS HotSpot that ci/install-jdk put here: the agent walks it under
-# mutation with faults caught, triage names its libjvm functions from its
+# mutation with faults caught, a fault inside the guard's own handler ends
+# in an hs_err with libjsig, triage names its libjvm functions from its
 # -dbg symbols, and the smoke campaign runs on it. A JDK that is not
 # installed is a skip naming the command that installs it.
 cd "$(dirname "$0")/.." || exit 1
@@ -22,6 +23,8 @@ for v in 11 21 25-debian; do
   walks=$(json_field "$s/summary.json" walks)
   [ $rc -le 1 ] && [ "$walks" -gt 0 ]
   ok $? "JDK $v: the agent walks under mutation, every fault caught (exit $rc: $(tail -1 "$s.v" | cut -c1-100))"
+  # chained (libjsig): the JVM's handler sees the fault first and calls ours
+  check_fault_in_handler "$h/bin/java" "JDK $v, chained" "$s-nested" "$h/lib/libjsig.so"
   crash-triage/triage -q --out "$s-t" "$s" >/dev/null 2>&1
   titles=$(python3 -c 'import json,sys; print("; ".join(b["title"] for b in json.load(open(sys.argv[1]))["buckets"]))' \
     "$s-t/report.json" 2>/dev/null)

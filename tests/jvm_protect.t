@@ -3,7 +3,8 @@
 # handler: primary (no libjsig) and chained (libjsig preloaded).
 # protect=1: mutated walks and a planted bad pointer are survived and
 # recorded; protect=0: the planted fault kills the VM with an hs_err file
-# whose problematic frame is in libjvm.
+# whose problematic frame is in libjvm; a fault inside the guard's own
+# handler ends the VM with an hs_err, not silently.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 jsig="$JAVA_HOME/lib/libjsig.so"
@@ -36,5 +37,6 @@ for how in primary chained; do
   [ -n "$hs" ]; ok $? "$how, protect=0: an hs_err file was written"
   grep -A1 '^# Problematic frame:' "$hs" 2>/dev/null | grep -q 'V  \[libjvm.so+0x'; ok $? "$how, protect=0: hs_err's problematic frame is in libjvm"
   ls "$d/$how-off"/record-* >/dev/null 2>&1; [ $? -ne 0 ]; ok $? "$how, protect=0: no crash record (the guard stayed out of it)"
+  check_fault_in_handler "$JAVA" "$how" "$d/$how-nested" "$pre"
 done
 tap_done

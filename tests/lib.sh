@@ -44,6 +44,25 @@ run_tap() {
   tap_n=$((tap_n + $(printf '%s\n' "$out" | grep -cE '^(not )?ok')))
 }
 
+# check_fault_in_handler JAVA LABEL DIR [PRELOAD]: a guarded call from a
+# signal handler faults, and writing its record faults again inside the
+# guard's handler (tests/jvm/probe_agent.c). The guard must say so and pass
+# it on: the JVM dies with an hs_err naming the record writer, not silently
+# by the kernel's default action. Two checks.
+check_fault_in_handler() {
+  local java=$1 label=$2 dir=$3 pre=${4:-} rc hs
+  mkdir -p "$dir"
+  LD_PRELOAD="$pre" timeout 120 "$java" -XX:ErrorFile="$dir/hs_err_pid%p.log" \
+    $PROBE=api=agct,out=$dir $PROBE_CP Probe fault-in-handler-signal > "$dir/out" 2>&1
+  rc=$?
+  [ $rc -ne 0 ] && grep -q "a fault inside the guard's fault handler: passed on" "$dir/out" &&
+    ! grep -q "JVM survived" "$dir/out"
+  ok $? "$label: a fault inside the guard's handler is said on stderr and ends the JVM (exit $rc)"
+  hs=$(ls "$dir"/hs_err_pid*.log 2>/dev/null | head -1)
+  [ -n "$hs" ] && grep -q '^C  \[libprobe.so+0x[0-9a-f]*\]  record_fault' "$hs"
+  ok $? "$label: the JVM wrote an hs_err whose stack has the record writer's fault ($(basename "${hs:-no hs_err}"))"
+}
+
 AGENT="$BUILD/lib/libasgfagent.so"
 # run_stress OUT AGENT_OPTS SCENARIOS SECONDS [THREADS]: runs the stress
 # workload under the agent; stdout+stderr go to OUT/log, the exit status is

@@ -12,6 +12,7 @@ public class Probe {
     static native String[][] walkBoth();
     static native long[] sample(int tid, int mode, int strategy, String caseText, int count, long seed, String want);
     static native String plantedFault(long badPointer);
+    static native void faultInHandler(boolean inSignal);
     static native long fakeCalls();
     static native int[] endOnFirstAnswers();
     static native long[] benchWalks(int tid, int millis, boolean protect);
@@ -139,6 +140,15 @@ public class Probe {
         check(false, "JVM survived an unprotected planted fault: " + r);
     }
 
+    static void plantInHandler(boolean inSignal) {
+        registerThread("main");
+        System.out.println("# a fault inside the guard's handler" + (inSignal ? ", from a signal handler" : "")
+                + "; the JVM should die now");
+        System.out.flush();
+        faultInHandler(inSignal);
+        check(false, "JVM survived a fault inside the guard's handler");
+    }
+
     static void fake() {
         registerThread("main");
         check(apiName().equals("asgst"), "api=auto picked asgst (" + apiName() + ")");
@@ -170,6 +180,8 @@ public class Probe {
             case "thread": thread(); break;
             case "mutate": mutate(args.length > 1 ? args[1] : "."); break;
             case "plant-unprotected": plantUnprotected(); break;
+            case "fault-in-handler": plantInHandler(false); break;
+            case "fault-in-handler-signal": plantInHandler(true); break;
             case "fake": fake(); break;
             case "bench": bench(); System.exit(0); break;
             default: throw new IllegalArgumentException("unknown subtest " + args[0]);

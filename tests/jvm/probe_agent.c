@@ -219,6 +219,32 @@ JNIEXPORT jstring JNICALL Java_Probe_plantedFault(JNIEnv *env, jclass k, jlong b
     return (*env)->NewStringUTF(env, buf);
 }
 
+/* A guarded call that faults, described with a case pointer that is bad:
+ * writing its crash record faults again, inside the guard's handler. The
+ * guard must pass that fault on so the JVM writes its report. */
+static void write_low(void *p) { *(volatile int *)p = 1; }
+static const struct guard_call bad_case = {"agct", "test", "direct", (const uint8_t *)0x60, 16, NULL, NULL, 0, 0};
+static void fault_with_bad_case(int sig)
+{
+    (void)sig;
+    guard_run(write_low, (void *)0x70, &bad_case, NULL);
+}
+/* inSignal: from a signal handler, as the agent's and the fuzzers' walks run */
+JNIEXPORT void JNICALL Java_Probe_faultInHandler(JNIEnv *env, jclass k, jboolean inSignal)
+{
+    (void)env, (void)k;
+    if (!inSignal) {
+        fault_with_bad_case(0);
+        return;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fault_with_bad_case;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SAMPLE_SIGNAL, &sa, NULL);
+    raise(SAMPLE_SIGNAL);
+}
+
 /* Walks thread tid with unmutated cases for `millis`, one at a time (signal,
  * handler walk, answer). Returns {walks, traces, elapsed_ns, ns_in_walks}
  * where ns_in_walks is the time inside exec_case as measured around it. */
