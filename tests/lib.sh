@@ -45,10 +45,10 @@ run_tap() {
 }
 
 # check_fault_in_handler JAVA LABEL DIR [PRELOAD]: a guarded call from a
-# signal handler faults, and writing its record faults again inside the
-# guard's handler (tests/jvm/probe_agent.c). The guard must say so and pass
-# it on: the JVM dies with an hs_err naming the record writer, not silently
-# by the kernel's default action. Two checks.
+# signal handler on a thread in Java code faults, and writing its record
+# faults again inside the guard's handler (tests/jvm/probe_agent.c). The
+# guard must say so and pass it on: the JVM dies with an hs_err naming the
+# record writer, not silently by the kernel's default action. Two checks.
 check_fault_in_handler() {
   local java=$1 label=$2 dir=$3 pre=${4:-} rc hs
   mkdir -p "$dir"

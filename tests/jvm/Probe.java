@@ -12,7 +12,7 @@ public class Probe {
     static native String[][] walkBoth();
     static native long[] sample(int tid, int mode, int strategy, String caseText, int count, long seed, String want);
     static native String plantedFault(long badPointer);
-    static native void faultInHandler(boolean inSignal);
+    static native void faultInHandler(int tid);
     static native long fakeCalls();
     static native int[] endOnFirstAnswers();
     static native long[] benchWalks(int tid, int millis, boolean protect);
@@ -140,12 +140,14 @@ public class Probe {
         check(false, "JVM survived an unprotected planted fault: " + r);
     }
 
-    static void plantInHandler(boolean inSignal) {
+    static void plantInHandler(boolean inSignal) throws InterruptedException {
         registerThread("main");
-        System.out.println("# a fault inside the guard's handler" + (inSignal ? ", from a signal handler" : "")
-                + "; the JVM should die now");
+        int tid = inSignal ? startSpinner() : 0;
+        System.out.println("# a fault inside the guard's handler"
+                + (inSignal ? ", from a signal handler on a thread in Java code" : "") + "; the JVM should die now");
         System.out.flush();
-        faultInHandler(inSignal);
+        faultInHandler(tid);
+        Thread.sleep(10000);
         check(false, "JVM survived a fault inside the guard's handler");
     }
 

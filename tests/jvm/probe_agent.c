@@ -229,11 +229,12 @@ static void fault_with_bad_case(int sig)
     (void)sig;
     guard_run(write_low, (void *)0x70, &bad_case, NULL);
 }
-/* inSignal: from a signal handler, as the agent's and the fuzzers' walks run */
-JNIEXPORT void JNICALL Java_Probe_faultInHandler(JNIEnv *env, jclass k, jboolean inSignal)
+/* tid 0: on this thread, in native code. Otherwise from a signal handler on
+ * thread tid, interrupted in Java code, as the agent's walks run. */
+JNIEXPORT void JNICALL Java_Probe_faultInHandler(JNIEnv *env, jclass k, jint tid)
 {
     (void)env, (void)k;
-    if (!inSignal) {
+    if (!tid) {
         fault_with_bad_case(0);
         return;
     }
@@ -242,7 +243,7 @@ JNIEXPORT void JNICALL Java_Probe_faultInHandler(JNIEnv *env, jclass k, jboolean
     sa.sa_handler = fault_with_bad_case;
     sigemptyset(&sa.sa_mask);
     sigaction(SAMPLE_SIGNAL, &sa, NULL);
-    raise(SAMPLE_SIGNAL);
+    syscall(SYS_tgkill, getpid(), tid, SAMPLE_SIGNAL);
 }
 
 /* Walks thread tid with unmutated cases for `millis`, one at a time (signal,
