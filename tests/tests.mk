@@ -22,7 +22,13 @@ $(BUILD)/tests/fake_proto_test: tests/c/fake_proto_test.c tests/c/tap.h src/asgs
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $< -ldl -o $@
 
-TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/glob_test $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+# Two libraries alike but for their build-ids (tests/core_regions_race.t).
+$(BUILD)/tests/libtwin_a.so $(BUILD)/tests/libtwin_b.so: $(BUILD)/tests/libtwin_%.so: tests/c/twin_lib.c
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,--build-id -DTWIN=$(if $(filter a,$*),1,2) $< -o $@
+
+TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/glob_test $(BUILD)/tests/regions_race_test \
+	$(BUILD)/tests/libtwin_a.so $(BUILD)/tests/libtwin_b.so $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
