@@ -7,7 +7,9 @@
  * in either mode; batch 1 is a signal per case; a case the handler took
  * runs to its end however long the caller's time-out, and one past the hang
  * bound stops the process; with caller and target on one CPU, the signal
- * that starts a batch lands after the target has run its own code again. */
+ * that starts a batch lands after the target has run its own code again;
+ * with two targets in turn, a signal that lands late on one never runs the
+ * other's case. */
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -35,9 +37,17 @@ static int n_seen;
 static long slow_ms = 50;
 static struct { int tid; unsigned long progress; } seen[MAX_CASES];
 
+static _Atomic int second_tid;
+static _Atomic unsigned long second_progress;
+static _Atomic long runs_on_first, runs_on_second, runs_elsewhere; /* every walk, by the thread it ran on */
+
 static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *arg, int *raw)
 {
     (void)uc, (void)fun, (void)arg;
+    int on = threads_gettid();
+    atomic_fetch_add(on == atomic_load(&target_tid) ? &runs_on_first : on == atomic_load(&second_tid) ? &runs_on_second
+                                                                                                         : &runs_elsewhere,
+                     1);
     if (n_seen < MAX_CASES) seen[n_seen].tid = threads_gettid(), seen[n_seen++].progress = atomic_load(&progress);
     if (options & SLOW_OPTION) {
         struct timespec until, now;
@@ -64,6 +74,15 @@ static void *target_main(void *arg)
     threads_register_self("target", NULL);
     atomic_store(&target_tid, threads_gettid());
     while (!atomic_load(&stop)) atomic_fetch_add(&progress, 1);
+    return NULL;
+}
+
+static void *second_main(void *arg)
+{
+    (void)arg;
+    threads_register_self("target-2", NULL);
+    atomic_store(&second_tid, threads_gettid());
+    while (!atomic_load(&stop)) atomic_fetch_add(&second_progress, 1);
     return NULL;
 }
 
@@ -146,6 +165,71 @@ static int hang_child(const char *self, const char *log)
 }
 
 static const char *self_path;
+
+/* Two targets share the request word and the targets' futex: one leaving
+ * its handler while the caller hands over to the other, and a hold that
+ * runs out as the next case is posted. The caller switches targets every
+ * few cases, modes mixed at random, with short holds, at spin bounds from
+ * none (every wait sleeps on the futex) to 50 us. Every case must run once,
+ * on the thread its mode says, none time out, and both targets end up back
+ * in their own code. */
+static void two_targets(void)
+{
+    pthread_t t2;
+    pthread_create(&t2, NULL, second_main, NULL);
+    while (!atomic_load(&second_tid)) sleep_ms(1);
+    int tids[2] = {atomic_load(&target_tid), atomic_load(&second_tid)};
+    struct case_prog p;
+    memset(&p, 0, sizeof p);
+    p.entry = ENTRY_RUN_WITH_ITERATOR;
+    /* The last round's 20 us time-out takes many requests back before their
+     * signal lands: those land late, on one target while the word holds a
+     * request for the other, which must leave it alone. */
+    static const long long spins[] = {0, 2000, 50000, 0}, timeouts_ns[] = {2000000000LL, 2000000000LL, 2000000000LL,
+                                                                             20000LL};
+    unsigned seed = 12345;
+    for (int k = 0; k < 4; k++) {
+        target_release();
+        target_set_spin(spins[k]);
+        target_set_batch(8, 200000LL); /* 200 us: holds often run out mid-sequence */
+        struct target_counters c0, c1;
+        target_counters(&c0);
+        long want[3] = {0, 0, 0}, got0[3] = {runs_on_first, runs_on_second, runs_elsewhere};
+        int which = 0, ran = 0, timeouts = 0, n = 6000;
+        for (int i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 16) % 4 == 0) which = !which;
+            int m = (seed >> 20) % 3 == 0 ? MODE_THREAD : MODE_SIGNAL;
+            p.mode = (uint8_t)m;
+            struct exec_ctx cx = {&fake, case_mode_name(m), bytes, sizeof bytes, NULL, NULL, 0};
+            struct exec_outcome out;
+            int rc = target_run(tids[which], m, &cx, &p, &out, timeouts_ns[k]);
+            if (rc == TARGET_RAN) ran++, want[m == MODE_THREAD ? 2 : which]++;
+            timeouts += rc == TARGET_TIMEOUT;
+        }
+        target_release();
+        target_counters(&c1);
+        long got[3] = {runs_on_first - got0[0], runs_on_second - got0[1], runs_elsewhere - got0[2]};
+        int short_timeout = timeouts_ns[k] < 1000000LL;
+        CHECK((short_timeout ? ran + timeouts == n && ran > 0 : ran == n && timeouts == 0) && got[0] == want[0] &&
+                  got[1] == want[1] && got[2] == want[2],
+              "two targets, spin %lld ns, time-out %lld us: %d of %d cases ran, each once where its mode says (first "
+              "%ld/%ld, second %ld/%ld, caller %ld/%ld), %d timed out, %llu signals, %llu late",
+              spins[k], timeouts_ns[k] / 1000, ran, n, got[0], want[0], got[1], want[1], got[2], want[2], timeouts,
+              c1.signals - c0.signals, c1.late_signals - c0.late_signals);
+        CHECK(c1.held_too_long == c0.held_too_long, "two targets, spin %lld ns: no hold outlived its bound (%llu)",
+              spins[k], c1.held_too_long - c0.held_too_long);
+    }
+    unsigned long before = atomic_load(&second_progress);
+    int second_moves = 0;
+    for (int waited = 0; waited < 1000 && !second_moves; waited++) {
+        second_moves = atomic_load(&second_progress) != before;
+        sleep_ms(1);
+    }
+    CHECK(moves_within(1000) && second_moves, "after the races both targets run their own code again");
+    target_set_spin(50000);
+    target_set_batch(8, 2000000000LL);
+}
 
 int main(int argc, char **argv)
 {
@@ -300,6 +384,8 @@ int main(int argc, char **argv)
     target_set_shared_cpu(0, 0);
     sched_setaffinity(atomic_load(&target_tid), sizeof all, &all);
     sched_setaffinity(0, sizeof all, &all);
+
+    two_targets();
 
     /* A case still running past the hang bound: the process stops with a
      * message, rather than return while the handler uses the caller's
