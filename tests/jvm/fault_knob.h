@@ -11,6 +11,10 @@
  *     N        fault on the Nth call of ENTRY in CONTEXT, and every Nth after
  *     MAX      at most MAX faults from this spec (default: no limit); with a
  *              log, in all processes and runs that share the log
+ *   ASGF_FAKE_HANG=SPEC[,SPEC...]   the same, but the call hangs instead
+ *     of faulting: it sleeps forever, as a walker caught in a loop of frames
+ *     would spin, so a harness's time-out (AFL++'s -t, libFuzzer's -timeout)
+ *     has to take the input as a hang (tests/campaign_afl_hang.t)
  *   ASGF_FAKE_FAULT_LOG=FILE  a counter file shared by every process that
  *     loads the provider (AFL++ children, replays): per entry and context,
  *     the calls seen and the faults planted (struct knob_log).
@@ -71,7 +75,7 @@ struct knob_log {
 };
 
 struct knob_spec {
-    int ep, ctx;
+    int ep, ctx, hang;
     unsigned long every, max;
     _Atomic unsigned long seen, fired;
 };
@@ -100,15 +104,17 @@ static int knob_lookup(const char *s, size_t n, const char *const *names, int co
     return -2;
 }
 
+static const char *knob_var = "ASGF_FAKE_FAULT"; /* the variable being read, for messages */
+
 static void knob_die(const char *spec, const char *why)
 {
-    fprintf(stderr, "fake provider: ASGF_FAKE_FAULT: %s in \"%s\"\n", why, spec);
+    fprintf(stderr, "fake provider: %s: %s in \"%s\"\n", knob_var, why, spec);
     exit(2);
 }
 
 /* One spec per entry and context: a * stands for each in turn, so that
  * every pair keeps its own count. */
-static void knob_parse_one(const char *spec)
+static void knob_parse_one(const char *spec, int hang)
 {
     const char *at = strchr(spec, '@'), *colon = at ? strchr(at, ':') : NULL;
     if (!at || !colon) knob_die(spec, "expected ENTRY@CONTEXT:N[:MAX]");
@@ -125,7 +131,7 @@ static void knob_parse_one(const char *spec)
         for (int c = ctx < 0 ? 0 : ctx; c < (ctx < 0 ? KNOB_CTX : ctx + 1); c++) {
             if (knob_nspecs == KNOB_MAX_SPECS) knob_die(spec, "more specs than entries times contexts");
             struct knob_spec *k = &knob_specs[knob_nspecs++];
-            k->ep = e, k->ctx = c, k->every = every, k->max = max;
+            k->ep = e, k->ctx = c, k->every = every, k->max = max, k->hang = hang;
         }
 }
 
@@ -141,15 +147,23 @@ static void knob_open_log(const char *path)
     knob_log_map->contexts = KNOB_CTX;
 }
 
-__attribute__((constructor)) static void knob_read_env(void)
+static void knob_parse_var(const char *var, int hang)
 {
-    const char *log = getenv("ASGF_FAKE_FAULT_LOG"), *spec = getenv("ASGF_FAKE_FAULT");
-    if (log && *log) knob_open_log(log);
+    const char *spec = getenv(var);
     if (!spec || !*spec) return;
+    knob_var = var;
     char buf[4096];
     if (strlen(spec) >= sizeof buf) knob_die(spec, "too long");
     strcpy(buf, spec);
-    for (char *save, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) knob_parse_one(s);
+    for (char *save, *s = strtok_r(buf, ",", &save); s; s = strtok_r(NULL, ",", &save)) knob_parse_one(s, hang);
+}
+
+__attribute__((constructor)) static void knob_read_env(void)
+{
+    const char *log = getenv("ASGF_FAKE_FAULT_LOG");
+    if (log && *log) knob_open_log(log);
+    knob_parse_var("ASGF_FAKE_FAULT", 0);
+    knob_parse_var("ASGF_FAKE_HANG", 1);
 }
 
 /* [handler-safe] Reads n bytes at addr, or says it cannot: a broken frame
@@ -240,6 +254,16 @@ __attribute__((noinline)) static void knob_fault(unsigned long addr)
     __asm__ volatile("" ::: "memory"); /* a call, not a jump: the caller stays in the backtrace */
 }
 
+/* [handler-safe] The planted hang: sleeps for good, in naps, so that only
+ * a kill ends it (and the machine stays free for the rest of the test). */
+__attribute__((noinline)) static void knob_hang(void)
+{
+    for (;;) {
+        struct timespec nap = {0, 10000000L};
+        nanosleep(&nap, NULL);
+    }
+}
+
 /* [handler-safe] Whether spec k may fault once more, counting the fault.
  * With a log, MAX holds across every process and run that shares it (an
  * AFL++ child, the next round of a test), so a pair that faulted once is
@@ -268,6 +292,7 @@ static void knob_hit(int ep, unsigned iter_flags)
         if (k->ep != ep || !(ctx & (1u << k->ctx))) continue;
         if ((atomic_fetch_add(&k->seen, 1) + 1) % k->every) continue;
         if (!knob_take(k, knob_log_map ? &knob_log_map->planted[ep][k->ctx] : NULL)) continue;
+        if (k->hang) knob_hang();
         knob_fault(KNOB_ADDR_BASE + 8UL * (unsigned long)(ep * KNOB_CTX + k->ctx));
     }
 }

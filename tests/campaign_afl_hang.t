@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# An AFL++ hang in a campaign is kept: the stand-in provider's walk hangs
+# once (ASGF_FAKE_HANG, tests/jvm/fault_knob.h), afl-fuzz's time-out kills
+# that child and files the input under hangs/, and the campaign's job
+# copies it into its attempt, calls the attempt hung and counts it in the
+# report, while the instance fuzzes on.
+cd "$(dirname "$0")/.." || exit 1
+. tests/lib.sh
+make_scratch
+command -v afl-fuzz >/dev/null || { echo "ok 1 # SKIP afl-fuzz not installed"; tap_done; exit; }
+
+write_preset "$d/hang.preset" rounds=1 budget=45s job_time=40s min_attempt=5s reserve=5s triage_every=20s progress_every=10s <<'EOF2'
+
+[afl]
+api = asgst
+keep_going = 1
+cores = 1
+EOF2
+# The 3000th signal-mode walk of a process hangs, once over all processes
+# (the log counts it): after the pre-flight seed, inside afl-fuzz's child.
+out=$d/c
+ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' ASGF_FAKE_FAULT_LOG=$d/knob.log \
+  AFL_PRELOAD="$PWD/$BUILD/tests/libfake_proto.so" \
+  ci/campaign --preset "$d/hang.preset" --out "$out" --no-build --seed 7 >"$d/stdout" 2>"$d/stderr"
+rc=$?
+planted=$(python3 tests/jvm/knob_log.py "$d/knob.log" 2>/dev/null | sed -n 's/^RunWithIterator@signal calls [0-9]* planted //p')
+[ $rc -le 1 ] && [ "$planted" = 1 ]
+ok $? "the campaign ran and the stand-in hung exactly once (exit $rc, planted ${planted:-none}; $(tail -1 "$d/stderr" | cut -c1-120))"
+
+python3 - "$out" <<'EOF2' >"$d/att.out" 2>&1
+import csv, glob, os, sys
+rows = []
+for tsv in glob.glob(os.path.join(sys.argv[1], 'results/jobs/*/attempts.tsv')):
+    for r in csv.DictReader(open(tsv), delimiter='\t'):
+        hangs = glob.glob(os.path.join(os.path.dirname(tsv), r['dir'], 'hangs', 'id:*'))
+        rows.append((r['verdict'], len(hangs), sum(os.path.getsize(h) for h in hangs)))
+print(rows)
+assert any(v == 'hung' and n >= 1 and size > 0 for v, n, size in rows), rows
+EOF2
+ok $? "the attempt that met it is 'hung' and holds afl-fuzz's hang input ($(tail -1 "$d/att.out" | cut -c1-160))"
+
+st=$(ls "$d"/c/work/afl-*/afl/main/fuzzer_stats 2>/dev/null | head -1)
+ex=$(sed -n 's/^execs_done *: *//p' "$st" 2>/dev/null)
+hg=$(sed -n 's/^saved_hangs *: *//p' "$st" 2>/dev/null)
+[ "${hg:-0}" -ge 1 ] && [ "${ex:-0}" -gt 3000 ]
+ok $? "afl-fuzz saved the hang and went on fuzzing (saved_hangs ${hg:-none}, execs_done ${ex:-none})"
+v=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["verdicts"])' "$out/report.json" 2>&1)
+case $v in *"'hung': "[1-9]*) r=0 ;; *) r=1 ;; esac
+ok $r "the campaign report counts the hung attempt (verdicts: $(echo "$v" | tail -1 | cut -c1-160))"
+tap_done
