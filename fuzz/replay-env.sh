@@ -4,8 +4,17 @@
 # replays a crash artifact of this run: in the artifact's directory or up to
 # three above it (crash-triage/README.md, "replay.env"). Without them a replay
 # runs with triage's environment, which is not the fuzzer's.
+#
+# What was preloaded into the harness is a setting too: a VM build or a
+# stand-in provider injected with LD_PRELOAD, or with AFL_PRELOAD, which
+# afl-fuzz gives its target alone (triage's own environment never has it).
+# It goes in as ASGF_PRELOAD, which fuzz/replay preloads.
 replay_env_now() {
-  env | grep '^ASGF_[A-Z0-9_]*=' | grep -v '^ASGF_OUT=' | LC_ALL=C sort
+  local pre=${LD_PRELOAD:-}
+  [ -n "${AFL_PRELOAD:-}" ] && pre=${pre:+$pre:}$AFL_PRELOAD
+  { env | grep '^ASGF_[A-Z0-9_]*=' | grep -v '^ASGF_OUT=' | grep -v '^ASGF_PRELOAD='
+    [ -n "$pre" ] && echo "ASGF_PRELOAD=$pre"
+  } | LC_ALL=C sort
 }
 
 write_replay_env() {

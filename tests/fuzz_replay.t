@@ -102,4 +102,17 @@ if [ "$(nproc)" -ge 2 ]; then
   [ $# -eq 4 ] && [[ $2 =~ ^[0-9]+$ ]] && [[ $4 =~ ^[0-9]+$ ]] && [ "$2" != "$4" ]
   ok $? "ASGF_PIN=1 puts the fuzzer thread and the worker on CPUs of their own (${aff:-no worker seen})"
 fi
+
+# What the finding run preloaded is one of its settings: replay-env.sh writes
+# AFL_PRELOAD (afl-fuzz gives it to its target alone, so triage never has it)
+# as ASGF_PRELOAD, and fuzz/replay preloads it again.
+fake=$PWD/$BUILD/tests/libfake_proto.so
+(. fuzz/replay-env.sh && AFL_PRELOAD=$fake ASGF_API=asgst write_replay_env "$d/replay.env")
+grep -qxF "ASGF_PRELOAD=$fake" "$d/replay.env"
+ok $? "an AFL++ run's replay.env names its AFL_PRELOAD ($(grep PRELOAD "$d/replay.env" | sed "s|$PWD/||"))"
+env $(grep '^ASGF_' "$d/replay.env") fuzz/replay -n 1 --record-dir "$d/pre" "$repro" >"$d/pre.out" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -q 'backend asgst' "$d/pre.out"
+ok $? "a replay with those settings runs on the preloaded stand-in (exit $rc)"
+ASGF_API=asgst fuzz/replay -n 1 --record-dir "$d/pre2" "$repro" >"$d/pre2.out" 2>&1; rc=$?
+[ $rc -eq 3 ]; ok $? "without the preload the same replay finds no ASGST to bind (exit $rc)"
 tap_done
