@@ -156,7 +156,7 @@ static int hang_child(const char *self, const char *log)
     if (pid == 0) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
         if (fd >= 0) dup2(fd, 2);
-        execl(self, self, "--hang", (char *)NULL);
+        execl(self, self, "--hang", dir, (char *)NULL); /* records into our directory, removed at the end */
         _exit(127);
     }
     int status = 0;
@@ -235,8 +235,10 @@ int main(int argc, char **argv)
 {
     const char *why;
     self_path = argv[0];
-    int hang_mode = argc > 1 && !strcmp(argv[1], "--hang");
-    if (!mkdtemp(dir) || guard_install(dir, &why)) return 1;
+    int hang_mode = argc > 2 && !strcmp(argv[1], "--hang");
+    if (hang_mode && strlen(argv[2]) < sizeof dir) strcpy(dir, argv[2]);
+    else if (!mkdtemp(dir)) return 1;
+    if (guard_install(dir, &why)) return 1;
     threads_register_self("caller", NULL);
     if (target_install(SIGPROF, 50000)) return 1;
     pthread_t t;
@@ -405,5 +407,8 @@ int main(int argc, char **argv)
 
     atomic_store(&stop, 1);
     pthread_join(t, NULL);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd)) printf("# could not remove %s\n", dir);
     return TAP_DONE();
 }
