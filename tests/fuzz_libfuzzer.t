@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The libFuzzer harnesses on a live JVM: 2000 inputs with crash protection
 # on complete without a VM crash; planted faults are caught and recorded
-# (keep going) or abort into a crash file that is a valid case; the ASan
+# (keep going) or abort into a crash file that is a valid case; a hung walk
+# leaves libFuzzer's timeout file, a valid case too; the ASan
 # build starts the JVM and runs 500 inputs; the wrapper rejects unknown
 # options by name.
 cd "$(dirname "$0")/.." && . tests/lib.sh
@@ -87,6 +88,14 @@ for bad in "--duration 0" "--workers abc"; do
   [ $rc -eq 2 ] && grep -q -- "${bad%% *} wants" "$d/bad.log"
   ok $? "run-libfuzzer $bad: exit 2 naming it; a 0 s run would be libFuzzer's no limit ($rc: $(cat "$d/bad.log"))"
 done
+# A walk that hangs (the stand-in's 3000th in a signal handler sleeps for
+# good): libFuzzer's -timeout takes the input, which must be on disk.
+fake=$PWD/$BUILD/tests/libfake_proto.so
+ASGF_API=asgst LD_PRELOAD=$fake ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' \
+  fuzz/run-libfuzzer --duration 60 --keep-going --out "$d/hang" -- -timeout=3 > "$d/hang.log" 2>&1; rc=$?
+t=$(ls "$d"/hang/crashes/timeout-* 2>/dev/null | head -1)
+[ $rc -ne 0 ] && [ -n "$t" ] && $casetool check "$t" > /dev/null 2>&1 && grep -q 'libFuzzer: timeout' "$d/hang.log"
+ok $? "a hung walk ends in libFuzzer's timeout with the input saved as a valid case (exit $rc, ${t:+${t##*/}})"
 ASGF_FEEDBAK=0 fuzz/run-libfuzzer --runs 10 --out "$d/typo" > "$d/typo.log" 2>&1
 grep -q 'unknown environment variable ASGF_FEEDBAK' "$d/typo.log"; ok $? "harness: a misspelt ASGF_ variable is reported"
 tap_done
