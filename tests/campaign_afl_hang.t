@@ -3,29 +3,35 @@
 # once (ASGF_FAKE_HANG, tests/jvm/fault_knob.h), afl-fuzz's time-out kills
 # that child and files the input under hangs/, and the campaign's job
 # copies it into its attempt, calls the attempt hung and counts it in the
-# report, while the instance fuzzes on.
+# report, which lists the input with a command that replays it, while the
+# instance fuzzes on.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 command -v afl-fuzz >/dev/null || { echo "ok 1 # SKIP afl-fuzz not installed"; tap_done; exit; }
 
-write_preset "$d/hang.preset" rounds=1 budget=45s job_time=40s min_attempt=5s reserve=5s triage_every=20s progress_every=10s <<'EOF2'
+# A 5 s hang time-out (afl-fuzz's -t; 10 s by default).
+write_preset "$d/hang.preset" rounds=1 budget=50s job_time=45s min_attempt=5s reserve=5s triage_every=20s progress_every=10s <<'EOF2'
 
 [afl]
 api = asgst
 keep_going = 1
 cores = 1
+extra = -t,5000
 EOF2
-# The 3000th signal-mode walk of a process hangs, once over all processes
-# (the log counts it): after the pre-flight seed, inside afl-fuzz's child.
+# A process's 20000th signal-mode walk hangs (a few seconds into fuzzing,
+# never in the pre-flight seed), at most three times over all processes (the
+# log counts them). afl-fuzz files a hang only from its fuzzing stages: one
+# met while it calibrates or trims a new queue entry is not saved, so the
+# next child gets another chance.
 out=$d/c
-ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' ASGF_FAKE_FAULT_LOG=$d/knob.log \
+ASGF_FAKE_HANG='RunWithIterator@signal:20000:3' ASGF_FAKE_FAULT_LOG=$d/knob.log \
   AFL_PRELOAD="$PWD/$BUILD/tests/libfake_proto.so" \
   ci/campaign --preset "$d/hang.preset" --out "$out" --no-build --seed 7 >"$d/stdout" 2>"$d/stderr"
 rc=$?
 planted=$(python3 tests/jvm/knob_log.py "$d/knob.log" 2>/dev/null | sed -n 's/^RunWithIterator@signal calls [0-9]* planted //p')
-[ $rc -le 1 ] && [ "$planted" = 1 ]
-ok $? "the campaign ran and the stand-in hung exactly once (exit $rc, planted ${planted:-none}; $(tail -1 "$d/stderr" | cut -c1-120))"
+[ $rc -le 1 ] && [ "${planted:-0}" -ge 1 ]
+ok $? "the campaign ran and the stand-in hung (exit $rc, ${planted:-no} hangs planted; $(tail -1 "$d/stderr" | cut -c1-120))"
 
 python3 - "$out" <<'EOF2' >"$d/att.out" 2>&1
 import csv, glob, os, sys
@@ -47,4 +53,9 @@ ok $? "afl-fuzz saved the hang and went on fuzzing (saved_hangs ${hg:-none}, exe
 v=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["totals"]["verdicts"])' "$out/report.json" 2>&1)
 case $v in *"'hung': "[1-9]*) r=0 ;; *) r=1 ;; esac
 ok $r "the campaign report counts the hung attempt (verdicts: $(echo "$v" | tail -1 | cut -c1-160))"
+# The report says where the hang's input is and how to run it again.
+row=$(sed -n '/^## Hangs/,/^## /p' "$out/report.md" | grep '^| r0' | head -1)
+case $row in *"| hangs/id:"*"fuzz/replay -n 1 "*"/hangs/id:"*) r=0 ;; *) r=1 ;; esac
+ok $r "the report's Hangs section lists the kept input with a replay command ($(echo "$row" | cut -c1-140))"
+grep -q '<h2>Hangs</h2><table id="hangs">' "$out/report.html"; ok $? "report.html has the Hangs table too"
 tap_done

@@ -4,12 +4,10 @@ report.md, report.json and a self-contained report.html in OUT."""
 import html
 import os
 import re
-import shlex
 import time
 
 from .util import hms, iso, read_json, si, write_json, write_text
-from ctlib import parse_fuzzer  # noqa: E402  (on the path: util puts it there)
-from . import scan, walker, yields
+from . import hangs, rerun, scan, walker, yields
 
 VERDICT_COLOURS = (('clean', '#5a9e5a'), ('faults', '#d9a400'), ('crashed', '#d0604a'),
                    ('hung', '#8a4fbf'), ('not-run', '#999999'), ('interrupted', '#cccccc'))
@@ -47,7 +45,6 @@ def bucket_sources(out):
         sigs = sorted(os.listdir(bdir))
     except OSError:
         return result
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     for sig in sigs:
         b = read_json(os.path.join(bdir, sig, 'bucket.json'), {}) or {}
         members = sorted(b.get('members', []), key=lambda m: m.get('time') or 0)
@@ -68,34 +65,25 @@ def bucket_sources(out):
         repro = env = None
         for m in members:
             d = _attempt_dir(m.get('path') or '')
-            cmd = os.path.join(d, 'cmd') if d else ''
-            if not os.path.isfile(cmd):
+            lines = rerun.read_cmd(d)
+            if lines is None:
                 continue
-            with open(cmd, encoding='utf-8', errors='replace') as f:
-                lines = f.read().strip().splitlines()
-            if lines and not lines[0].startswith('export '):
-                # stress/run: the same workload, options and seed, into a new directory.
-                repro = re.sub(r'--out \S+', '--out repro-%s' % sig, lines[-1], count=1)
+            if lines and not rerun.is_fuzzer(lines):
+                repro = rerun.stress(lines, 'repro-%s' % sig)
             else:
-                # A fuzzer attempt: replay its input with the harness settings it had
-                # (replay.env, which triage's own replays read too).
-                try:
-                    settings = parse_fuzzer.replay_env(cmd)[0]
-                except parse_fuzzer.BadSettings:
-                    settings = {}
-                env = ['%s=%s' % (k, shlex.quote(v)) for k, v in sorted(settings.items())]
+                # A fuzzer attempt: replay its input with the harness settings it had.
+                env = rerun.replay_env(d)
                 case = m.get('report_file') or m.get('path')
                 if m.get('kind') != 'fuzzer' and m.get('case'):
                     case = os.path.join(bdir, sig, m['case'])
-                repro = ' '.join(env + [os.path.join(root, 'fuzz', 'replay'), '-n', '1000',
-                                        shlex.quote(case)])
+                repro = rerun.replay(env, case, 1000)
             break
         # The smallest case replayed with the fuzzer attempt's harness settings. A case a
         # stress job met needs that job's workload and flags, which only the rerun above
         # (or crash-triage/repro) gives it: replayed in the harness's loop it seldom faults.
         replay = None
         if b.get('smallest_case') and rep and env is not None:
-            replay = ' '.join(env + [os.path.join(root, 'fuzz', 'replay'), '-n', '1000', shlex.quote(rep)])
+            replay = rerun.replay(env, rep, 1000)
         result[sig] = {'jobs': jobs, 'attempt_dirs': dirs, 'reproducer': rep,
                        'repro': repro, 'replay': replay, 'title': b.get('title')}
     return result
@@ -184,7 +172,7 @@ def build(out, cfg, state, specs, jobs, java_version='', lines=None):
         'java_version': java_version, 'state': state, 'totals': totals,
         'plan': spec_rows(specs, jobs), 'jobs': jobs, 'progress': read_progress(out),
         'yield': yields.table(out, specs, jobs, (triage or {}).get('buckets', [])),
-        'triage': triage, 'warnings': state.get('warnings', []),
+        'triage': triage, 'warnings': state.get('warnings', []), 'hangs': hangs.rows(jobs),
         'walker': walker.summary(os.path.join(out, 'results'),
                                  lines=state.get('status') != 'interrupted' if lines is None else lines),
     }
@@ -347,6 +335,7 @@ def markdown(doc):
             j['id'], _md(_short_host(j.get('host'))), j.get('cpus') or '-', j['outcome'],
             _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), j.get('secs', 0), si(j['execs']),
             si(j.get('rate', 0))))
+    lines += [''] + hangs.markdown(doc.get('hangs') or [], _md)
     calls = t.get('api_calls') or {}
     if calls:
         lines += ['', '## ASGST entry points called', '', '| entry point | calls |', '|---|---|']
@@ -551,6 +540,7 @@ def html_page(doc):
                     _e(j['outcome']), _e(' '.join(a['verdict'] for a in j['attempts']) or '-'), j.get('secs', 0),
                     si(j['execs']), si(j.get('rate', 0))))
     p.append('</tbody></table></details>')
+    p.append(hangs.html_section(doc.get('hangs') or []))
     calls = t.get('api_calls') or {}
     if calls:
         p.append('<h2>ASGST entry points called</h2><table id="api-calls"><thead><tr><th>entry point</th>'
