@@ -8,7 +8,10 @@ cd "$(dirname "$0")/.." || exit 1
 make_scratch
 
 # Crashes (protect=0: hs_err) and faults caught under protection (records).
-write_preset "$d/crashing.preset" budget=30s job_time=7s min_attempt=3s rounds=1 triage_every=5s <<'EOF'
+# Four jobs of 7 s on two slots need about 20 s; the budget leaves room for a
+# slow JVM start or hs_err, or a plan job would go unrun (exit 3), and a
+# campaign whose rounds are done ends before its budget anyway.
+write_preset "$d/crashing.preset" budget=60s job_time=7s min_attempt=3s rounds=1 triage_every=5s <<'EOF'
 
 [stress planted]
 scenario = spin
@@ -122,7 +125,7 @@ set_known "$d/moved" "/gone/my-known.txt" given
 ci/premerge --report-only --out "$d/moved" -q >"$d/moved3.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q "known list '/gone/my-known.txt' is gone.*--known" "$d/moved3.out"
 ok $? "a recorded list found nowhere: exit 2 naming it and --known (got $rc: $(head -c 200 "$d/moved3.out"))"
-write_preset "$d/caught.preset" budget=25s job_time=7s min_attempt=3s rounds=1 <<'EOF'
+write_preset "$d/caught.preset" budget=45s job_time=7s min_attempt=3s rounds=1 <<'EOF'
 
 [stress caught]
 scenario = spin recursion

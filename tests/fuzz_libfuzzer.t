@@ -91,11 +91,13 @@ done
 # A walk that hangs (the stand-in's 3000th in a signal handler sleeps for
 # good): libFuzzer's -timeout takes the input, which must be on disk.
 fake=$PWD/$BUILD/tests/libfake_proto.so
-ASGF_API=asgst LD_PRELOAD=$fake ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' \
+ASGF_API=asgst LD_PRELOAD=$fake ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' ASGF_FAKE_FAULT_LOG=$d/knob.log \
   fuzz/run-libfuzzer --duration 60 --keep-going --out "$d/hang" -- -timeout=3 > "$d/hang.log" 2>&1; rc=$?
 t=$(ls "$d"/hang/crashes/timeout-* 2>/dev/null | head -1)
-[ $rc -ne 0 ] && [ -n "$t" ] && $casetool check "$t" > /dev/null 2>&1 && grep -q 'libFuzzer: timeout' "$d/hang.log"
-ok $? "a hung walk ends in libFuzzer's timeout with the input saved as a valid case (exit $rc, ${t:+${t##*/}})"
+planted=$(python3 tests/jvm/knob_log.py "$d/knob.log" 2>/dev/null | sed -n 's/^RunWithIterator@signal calls [0-9]* planted //p')
+[ $rc -ne 0 ] && [ "$planted" = 1 ] && [ -n "$t" ] && $casetool check "$t" > /dev/null 2>&1 &&
+  grep -q 'libFuzzer: timeout' "$d/hang.log"
+ok $? "a hung walk ends in libFuzzer's timeout with the input saved as a valid case (exit $rc, ${planted:-no} hang planted, ${t:+${t##*/}})"
 ASGF_FEEDBAK=0 fuzz/run-libfuzzer --runs 10 --out "$d/typo" > "$d/typo.log" 2>&1
 grep -q 'unknown environment variable ASGF_FEEDBAK' "$d/typo.log"; ok $? "harness: a misspelt ASGF_ variable is reported"
 tap_done

@@ -107,7 +107,7 @@ fi
 # AFL_PRELOAD (afl-fuzz gives it to its target alone, so triage never has it)
 # as ASGF_PRELOAD, and fuzz/replay preloads it again.
 fake=$PWD/$BUILD/tests/libfake_proto.so
-(. fuzz/replay-env.sh && AFL_PRELOAD=$fake ASGF_API=asgst write_replay_env "$d/replay.env")
+(unset LD_PRELOAD; . fuzz/replay-env.sh && AFL_PRELOAD=$fake ASGF_API=asgst write_replay_env "$d/replay.env")
 grep -qxF "ASGF_PRELOAD=$fake" "$d/replay.env"
 ok $? "an AFL++ run's replay.env names its AFL_PRELOAD ($(grep PRELOAD "$d/replay.env" | sed "s|$PWD/||"))"
 env $(grep '^ASGF_' "$d/replay.env") fuzz/replay -n 1 --record-dir "$d/pre" "$repro" >"$d/pre.out" 2>&1; rc=$?

@@ -14,7 +14,8 @@ for v in 11 21 25-debian; do
     *) h=/opt/asgf-jdk/jdk$v ;;
   esac
   if [ ! -x "$h/bin/java" ]; then
-    skip "JDK $v: stress, symbolized triage and the smoke campaign" "JDK $v not installed (ci/install-jdk $v)"
+    skip "JDK $v: stress, a fault in the guard's handler, symbolized triage and the smoke campaign" \
+      "JDK $v not installed (ci/install-jdk $v)"
     continue
   fi
   s=$d/s$v

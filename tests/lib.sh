@@ -53,7 +53,7 @@ check_fault_in_handler() {
   local java=$1 label=$2 dir=$3 pre=${4:-} rc hs
   mkdir -p "$dir"
   LD_PRELOAD="$pre" timeout 120 "$java" -XX:ErrorFile="$dir/hs_err_pid%p.log" \
-    $PROBE=api=agct,out=$dir $PROBE_CP Probe fault-in-handler-signal > "$dir/out" 2>&1
+    $PROBE=api=agct,out=$dir $PROBE_CP Probe fault-in-handler > "$dir/out" 2>&1
   rc=$?
   [ $rc -ne 0 ] && grep -q "a fault inside the guard's fault handler: passed on" "$dir/out" &&
     ! grep -q "JVM survived" "$dir/out"

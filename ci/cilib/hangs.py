@@ -38,17 +38,18 @@ def _inputs(r):
     return 'none kept (a stress job: the VM stopped answering)'
 
 
-def markdown(hung, md):
-    """Lines of the report's Hangs section; md escapes a table cell."""
+def markdown(hung, md, lead=()):
+    """Lines of the report's Hangs section, after `lead`; none without hangs. md escapes a
+    table cell."""
     if not hung:
         return []
-    lines = ['## Hangs', '', '%d hung attempt%s. An input kept for a hang replays until the harness '
+    lines = list(lead) + ['## Hangs', '', '%d hung attempt%s. An input kept for a hang replays until the harness '
              'gives up on it (60 s) and says so.' % (len(hung), '' if len(hung) == 1 else 's'), '',
              '| job | attempt | inputs kept | rerun |', '|---|---|---|---|']
     for r in hung:
         lines.append('| %s | %s | %s | %s |' % (md(r['job']), md(r['dir']), md(_inputs(r)),
                                                 '`%s`' % md(r['rerun']) if r['rerun'] else '-'))
-    return lines + ['']
+    return lines
 
 
 def html_section(hung):

@@ -335,7 +335,7 @@ def markdown(doc):
             j['id'], _md(_short_host(j.get('host'))), j.get('cpus') or '-', j['outcome'],
             _md(' '.join('%s' % a['verdict'] for a in j['attempts']) or '-'), j.get('secs', 0), si(j['execs']),
             si(j.get('rate', 0))))
-    lines += [''] + hangs.markdown(doc.get('hangs') or [], _md)
+    lines += hangs.markdown(doc.get('hangs') or [], _md, lead=[''])
     calls = t.get('api_calls') or {}
     if calls:
         lines += ['', '## ASGST entry points called', '', '| entry point | calls |', '|---|---|']

@@ -37,7 +37,7 @@ static int n_seen;
 static long slow_ms = 50;
 static struct { int tid; unsigned long progress; } seen[MAX_CASES];
 
-static _Atomic int second_tid;
+static _Atomic int second_tid, second_stop;
 static _Atomic unsigned long second_progress;
 static _Atomic long runs_on_first, runs_on_second, runs_elsewhere; /* every walk, by the thread it ran on */
 
@@ -82,7 +82,7 @@ static void *second_main(void *arg)
     (void)arg;
     threads_register_self("target-2", NULL);
     atomic_store(&second_tid, threads_gettid());
-    while (!atomic_load(&stop)) atomic_fetch_add(&second_progress, 1);
+    while (!atomic_load(&second_stop)) atomic_fetch_add(&second_progress, 1);
     return NULL;
 }
 
@@ -227,6 +227,8 @@ static void two_targets(void)
         sleep_ms(1);
     }
     CHECK(moves_within(1000) && second_moves, "after the races both targets run their own code again");
+    atomic_store(&second_stop, 1); /* the rest of the test has one target, and its CPUs to itself */
+    pthread_join(t2, NULL);
     target_set_spin(50000);
     target_set_batch(8, 2000000000LL);
 }

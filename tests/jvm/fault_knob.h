@@ -17,7 +17,8 @@
  *     has to take the input as a hang (tests/campaign_afl_hang.t)
  *   ASGF_FAKE_FAULT_LOG=FILE  a counter file shared by every process that
  *     loads the provider (AFL++ children, replays): per entry and context,
- *     the calls seen and the faults planted (struct knob_log).
+ *     the calls seen and the faults and hangs planted (struct knob_log; one
+ *     count for both, so a MAX holds for faults and hangs of a pair together)
  *
  * A call has several contexts at once (NextFrame in a signal handler's
  * callback after a rewind is signal, callback and rewound). What the

@@ -229,15 +229,11 @@ static void fault_with_bad_case(int sig)
     (void)sig;
     guard_run(write_low, (void *)0x70, &bad_case, NULL);
 }
-/* tid 0: on this thread, in native code. Otherwise from a signal handler on
- * thread tid, interrupted in Java code, as the agent's walks run. */
+/* From a signal handler on thread tid, interrupted in Java code, as the
+ * agent's walks run. */
 JNIEXPORT void JNICALL Java_Probe_faultInHandler(JNIEnv *env, jclass k, jint tid)
 {
     (void)env, (void)k;
-    if (!tid) {
-        fault_with_bad_case(0);
-        return;
-    }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = fault_with_bad_case;
