@@ -68,21 +68,21 @@ static int fake_run(void *uc, int32_t options, ASGST_IteratorHandler fun, void *
 static const struct api fake = {.name = "stand-in", .kind = API_ASGST, .run_with_iterator = fake_run};
 static const uint8_t bytes[16] = "ASGF\2";
 
+/* A target thread: counts while it runs its own code, until told to stop. */
+struct spinner {
+    const char *name;
+    _Atomic int *tid, *stop;
+    _Atomic unsigned long *progress;
+};
+static struct spinner first = {"target", &target_tid, &stop, &progress},
+                      second = {"target-2", &second_tid, &second_stop, &second_progress};
+
 static void *target_main(void *arg)
 {
-    (void)arg;
-    threads_register_self("target", NULL);
-    atomic_store(&target_tid, threads_gettid());
-    while (!atomic_load(&stop)) atomic_fetch_add(&progress, 1);
-    return NULL;
-}
-
-static void *second_main(void *arg)
-{
-    (void)arg;
-    threads_register_self("target-2", NULL);
-    atomic_store(&second_tid, threads_gettid());
-    while (!atomic_load(&second_stop)) atomic_fetch_add(&second_progress, 1);
+    const struct spinner *me = arg;
+    threads_register_self(me->name, NULL);
+    atomic_store(me->tid, threads_gettid());
+    while (!atomic_load(me->stop)) atomic_fetch_add(me->progress, 1);
     return NULL;
 }
 
@@ -176,7 +176,7 @@ static const char *self_path;
 static void two_targets(void)
 {
     pthread_t t2;
-    pthread_create(&t2, NULL, second_main, NULL);
+    pthread_create(&t2, NULL, target_main, &second);
     while (!atomic_load(&second_tid)) sleep_ms(1);
     int tids[2] = {atomic_load(&target_tid), atomic_load(&second_tid)};
     struct case_prog p;
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
     threads_register_self("caller", NULL);
     if (target_install(SIGPROF, 50000)) return 1;
     pthread_t t;
-    pthread_create(&t, NULL, target_main, NULL);
+    pthread_create(&t, NULL, target_main, &first);
     while (!atomic_load(&target_tid)) sleep_ms(1);
     int me = threads_gettid(), faults, moved;
     if (hang_mode) { /* a 2 s case against a 200 ms hang bound, until one is taken */
