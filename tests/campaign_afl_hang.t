@@ -3,8 +3,8 @@
 # once (ASGF_FAKE_HANG, tests/jvm/fault_knob.h), afl-fuzz's time-out kills
 # that child and files the input under hangs/, and the campaign's job
 # copies it into its attempt, calls the attempt hung and counts it in the
-# report, which lists the input with a command that replays it, while the
-# instance fuzzes on.
+# report (and a pre-merge's summary), which lists the input with a command
+# that replays it, while the instance fuzzes on.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -60,4 +60,10 @@ row=$(sed -n '/^## Hangs/,/^## /p' "$out/report.md" | grep '^| r0' | head -1)
 case $row in *"| hangs/id:"*"fuzz/replay -n 1 "*"/hangs/id:"*) r=0 ;; *) r=1 ;; esac
 ok $r "the report's Hangs section lists the kept input with a replay command ($(echo "$row" | cut -c1-140))"
 grep -q '<h2>Hangs</h2><table id="hangs">' "$out/report.html"; ok $? "report.html has the Hangs table too"
+# A pre-merge's summary, judged over the same output, lists it the same way.
+ci/premerge --report-only --known /dev/null --out "$out" >"$d/pm.out" 2>&1; rc=$?
+row=$(sed -n '/^## Hangs/,/^## Plan/p' "$out/summary.md" 2>/dev/null | grep '^| r0' | head -1)
+case $row in *"| hangs/id:"*"fuzz/replay -n 1 "*) r=0 ;; *) r=1 ;; esac
+[ $rc -le 1 ] && grep -q 'do not change the exit status' "$out/summary.md"
+ok $(( r | $? )) "ci/premerge's summary lists the hang's input and replay command too (exit $rc)"
 tap_done

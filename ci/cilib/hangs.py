@@ -13,7 +13,7 @@ REPLAY_RUNS = 1
 
 
 def rows(jobs):
-    """[{'job', 'dir', 'inputs', 'rerun'}] for every attempt whose verdict is hung."""
+    """[{'job', 'dir', 'fuzzer', 'inputs', 'rerun'}] for every attempt whose verdict is hung."""
     out = []
     for j in jobs:
         for a in j.get('attempts', []):
@@ -22,20 +22,22 @@ def rows(jobs):
             d = a.get('dir') or ''
             inputs = sorted(p for pat in INPUTS for p in glob.glob(os.path.join(d, pat)))
             lines = rerun.read_cmd(d)
+            fuzzer = rerun.is_fuzzer(lines) if lines else j.get('kind') != 'stress'
             cmd = None
-            if lines and rerun.is_fuzzer(lines):
-                if inputs:
-                    cmd = rerun.replay(rerun.replay_env(d), inputs[0], REPLAY_RUNS)
-            elif lines:
+            if fuzzer and lines and inputs:
+                cmd = rerun.replay(rerun.replay_env(d), inputs[0], REPLAY_RUNS)
+            elif not fuzzer and lines:
                 cmd = rerun.stress(lines, 'rerun-%s' % os.path.basename(d))
-            out.append({'job': j['id'], 'dir': d, 'inputs': inputs, 'rerun': cmd})
+            out.append({'job': j['id'], 'dir': d, 'fuzzer': fuzzer, 'inputs': inputs, 'rerun': cmd})
     return out
 
 
 def _inputs(r):
     if r['inputs']:
         return ', '.join(os.path.relpath(p, r['dir']) for p in r['inputs'])
-    return 'none kept (a stress job: the VM stopped answering)'
+    if r.get('fuzzer'):
+        return 'none found'
+    return "none: a stress job's VM outlived its time limit; its thread dump is in the attempt's log"
 
 
 def markdown(hung, md, lead=()):
