@@ -20,7 +20,7 @@ def rows(jobs):
             if a.get('verdict') != 'hung':
                 continue
             d = a.get('dir') or ''
-            inputs = sorted(p for pat in INPUTS for p in glob.glob(os.path.join(d, pat)))
+            inputs = sorted(p for pat in INPUTS for p in glob.glob(os.path.join(d, pat))) if d else []
             lines = rerun.read_cmd(d)
             fuzzer = rerun.is_fuzzer(lines) if lines else j.get('kind') != 'stress'
             cmd = None
