@@ -10,6 +10,7 @@ from . import rerun
 INPUTS = ('hangs/id:*', 'timeout-*')
 # A replay of a hang runs until the harness's hang bound (60 s) stops it: one run says it.
 REPLAY_RUNS = 1
+LIST_MAX = 50  # rows in the Markdown table; report.json keeps them all
 
 
 def rows(jobs):
@@ -48,9 +49,11 @@ def markdown(hung, md, lead=()):
     lines = list(lead) + ['## Hangs', '', '%d hung attempt%s. An input kept for a hang replays until the harness '
              'gives up on it (60 s) and says so.' % (len(hung), '' if len(hung) == 1 else 's'), '',
              '| job | attempt | inputs kept | rerun |', '|---|---|---|---|']
-    for r in hung:
+    for r in hung[:LIST_MAX]:
         lines.append('| %s | %s | %s | %s |' % (md(r['job']), md(r['dir']), md(_inputs(r)),
                                                 '`%s`' % md(r['rerun']) if r['rerun'] else '-'))
+    if len(hung) > LIST_MAX:
+        lines += ['', '%d more in report.json (`hangs`).' % (len(hung) - LIST_MAX)]
     return lines
 
 
