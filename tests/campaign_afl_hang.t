@@ -29,7 +29,7 @@ ASGF_FAKE_HANG='RunWithIterator@signal:20000:3' ASGF_FAKE_FAULT_LOG=$d/knob.log 
   AFL_PRELOAD="$PWD/$BUILD/tests/libfake_proto.so" \
   ci/campaign --preset "$d/hang.preset" --out "$out" --no-build --seed 7 >"$d/stdout" 2>"$d/stderr"
 rc=$?
-planted=$(python3 tests/jvm/knob_log.py "$d/knob.log" 2>/dev/null | sed -n 's/^RunWithIterator@signal calls [0-9]* planted //p')
+planted=$(knob_planted "$d/knob.log" RunWithIterator@signal)
 [ $rc -le 1 ] && [ "${planted:-0}" -ge 1 ]
 ok $? "the campaign ran and the stand-in hung (exit $rc, ${planted:-no} hangs planted; $(tail -1 "$d/stderr" | cut -c1-120))"
 

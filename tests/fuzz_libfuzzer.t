@@ -94,7 +94,7 @@ fake=$PWD/$BUILD/tests/libfake_proto.so
 ASGF_API=asgst LD_PRELOAD=$fake ASGF_FAKE_HANG='RunWithIterator@signal:3000:1' ASGF_FAKE_FAULT_LOG=$d/knob.log \
   fuzz/run-libfuzzer --duration 60 --keep-going --out "$d/hang" -- -timeout=3 > "$d/hang.log" 2>&1; rc=$?
 t=$(ls "$d"/hang/crashes/timeout-* 2>/dev/null | head -1)
-planted=$(python3 tests/jvm/knob_log.py "$d/knob.log" 2>/dev/null | sed -n 's/^RunWithIterator@signal calls [0-9]* planted //p')
+planted=$(knob_planted "$d/knob.log" RunWithIterator@signal)
 [ $rc -ne 0 ] && [ "$planted" = 1 ] && [ -n "$t" ] && $casetool check "$t" > /dev/null 2>&1 &&
   grep -q 'libFuzzer: timeout' "$d/hang.log"
 ok $? "a hung walk ends in libFuzzer's timeout with the input saved as a valid case (exit $rc, ${planted:-no} hang planted, ${t:+${t##*/}})"

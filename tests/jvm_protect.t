@@ -17,7 +17,7 @@ for how in primary chained; do
 
   # the build that ran, as the loader mapped it: triage names the offsets from it alone
   jvm=$(grep -h '^pc: .*/libjvm.so+' "$d/$how"/record-* 2>/dev/null | head -1 | sed 's/^pc: [^ ]* //; s/+0x[0-9a-f]*$//')
-  want=$(readelf -n "$jvm" 2>/dev/null | awk '/Build ID:/ {print $3; exit}')
+  want=$(build_id "$jvm")
   if [ -n "$jvm" ] && [ -z "$want" ]; then
     skip "$how: a record names libjvm's build-id" "this libjvm has no GNU build-id"
   else

@@ -78,6 +78,13 @@ run_stress() {
     -Dasgst.stress.native="$BUILD/lib/libstressnative.so" -cp "$BUILD/stress/classes" \
     asgstfuzz.stress.Main --scenario "$scen" --threads "$threads" --duration "${secs}s" --quiet > "$out/log" 2>&1
 }
+# build_id FILE: an ELF file's GNU build-id in hex, empty if it has none.
+build_id() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}'; }
+# knob_planted LOG ENTRY@CONTEXT: how many faults and hangs the stand-in's
+# knob planted there, from its shared log (tests/jvm/fault_knob.h); empty if none.
+knob_planted() {
+  python3 tests/jvm/knob_log.py "$1" 2>/dev/null | sed -n "s/^$2 calls [0-9]* planted //p"
+}
 # json_field FILE KEY: a number from summary.json.
 json_field() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2" 2>/dev/null || echo -1; }
 

@@ -13,12 +13,11 @@ for f in "$lib" "$other"; do
 done
 command -v addr2line >/dev/null || { echo "ok - build-id records # SKIP no addr2line"; exit 0; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-bid() { readelf -n "$1" 2>/dev/null | awk '/Build ID:/ {print $3; exit}'; }
 
 # One of our own modules, under a name of its own, stands in for libjvm (triage's
 # rules skip frames in our modules); another of ours is "the same path, rebuilt".
 cp "$lib" "$tmp/libvmstandin.so"; lib=$tmp/libvmstandin.so
-then=$(bid "$lib"); now=$(bid "$other")
+then=$(build_id "$lib"); now=$(build_id "$other")
 [ -n "$then" ] && [ -n "$now" ] && [ "$then" != "$now" ]
 ok $? "the two modules have distinct build-ids ($then, $now)"
 off=$(nm --defined-only "$lib" | awk '$2 == "T" && $3 == "agct_code_name" {print $1}')
