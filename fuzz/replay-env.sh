@@ -17,11 +17,16 @@ replay_env_now() {
   } | LC_ALL=C sort
 }
 
+#
+# The same settings again leave the file as it was: triage takes a replay.env
+# newer than a record the harness wrote for a later run's, and a run into the
+# same --out with the same settings must not orphan the records already there.
 write_replay_env() {
   {
     echo "# harness settings of a fuzzer run, for replays of its crash artifacts (crash-triage/README.md)"
     replay_env_now
-  } >"$1.tmp.$$" && mv -f "$1.tmp.$$" "$1"
+  } >"$1.tmp.$$" || return
+  if cmp -s "$1.tmp.$$" "$1"; then rm -f "$1.tmp.$$"; else mv -f "$1.tmp.$$" "$1"; fi
 }
 
 # replay_env_differs FILE: FILE, an earlier run's replay.env, holds other

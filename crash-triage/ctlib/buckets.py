@@ -220,6 +220,8 @@ class Store:
                   'case_bytes': None, 'report_file': rep.extra.get('report_file'),
                   'via': rep.extra.get('via'), 'key': rep.extra.get('key'), 'jdk': jdklib.of_report(rep),
                   'ended_early': bool(rep.extra.get('ended_early')), 'tainted': rep.extra.get('tainted')}
+        if rep.extra.get('settings'):
+            member['settings'] = rep.extra['settings']
         case = self._write_case(sig, rep)
         if case:
             member['case'], member['case_bytes'], member['case_valid'] = case

@@ -131,6 +131,7 @@ def parse_path(path, replay_argv=None):
         attach_taint(r, path)
         attach_sysroot(r, path)
         attach_run_libraries(r, path)
+        attach_settings(r, path)
     return kind, reps, reason
 
 
@@ -215,6 +216,19 @@ def attach_run_libraries(rep, path):
         return
     listed = module_paths(lines, rep.frames, path_of=lambda l: l.strip() if l.strip().startswith('/') else None)
     rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
+
+
+def attach_settings(rep, path):
+    """The harness settings of the fuzzer run that made the report (its replay.env), for a
+    replay of its case to run as that run did: crash-triage/repro reads them off the bucket
+    member, which thus needs no replay.env beside it any more. A replay.env that cannot
+    be read leaves none here; repro, looking for them itself, names its bad line."""
+    try:
+        settings, _ = parse_fuzzer.report_settings(path, artifact=rep.kind == 'fuzzer')
+    except parse_fuzzer.BadSettings:
+        return
+    if settings:
+        rep.extra['settings'] = settings
 
 
 def attach_taint(rep, path):

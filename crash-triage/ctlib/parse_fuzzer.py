@@ -45,6 +45,22 @@ def replay_env(path):
     return {}, None
 
 
+def report_settings(path, artifact):
+    """The harness settings a report was made under, as replay_env gives them. `artifact`:
+    path is a fuzzer's crash artifact, which carries its run's replay.env along when a later
+    run with other settings moves it (fuzz/replay-env.sh). A record or hs_err the harness
+    wrote stays where it is, so a replay.env newer than it is a later run's in the same
+    directory, perhaps with other settings: ({}, None) then, as for none."""
+    settings, f = replay_env(path)
+    if f and not artifact:
+        try:
+            if os.stat(f).st_mtime_ns > os.stat(path).st_mtime_ns:
+                return {}, None
+        except OSError:
+            return {}, None
+    return settings, f
+
+
 def _read_env(f):
     env = {}
     try:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import case as casefmt
-from . import collect, outdir, signature
+from . import collect, outdir, parse_fuzzer, signature
 from . import jdk as jdklib
 from .symbolize import Symbolizer
 
@@ -250,6 +250,44 @@ def load_target(arg, out=None, expect=None):
             t.title, t.signature = expect, None
         t.also, t.frames = set(), []
     return t
+
+
+def case_member(t):
+    """The bucket member the target's case file came from (smallest.case: the member triage
+    copied it from; cases/NAME: the member that holds it), or None."""
+    if not t.bucket:
+        return None
+    rel = os.path.relpath(os.path.abspath(t.case_path), os.path.abspath(t.bucket_dir))
+    members = [m for m in t.bucket.get('members') or [] if isinstance(m, dict)]
+    if rel == 'smallest.case':
+        mid = (t.bucket.get('smallest_case') or {}).get('member')
+        return next((m for m in members if m.get('id') == mid), None)
+    return next((m for m in members if m.get('case') == rel.replace(os.sep, '/')), None)
+
+
+def harness_settings(t):
+    """(ASGF_* settings, where they come from) of the fuzzer run that made the target's case,
+    for a replay to run it as that run did (its workload, API, preloaded provider...):
+    a bucket member's own (triage keeps them in bucket.json), else the replay.env beside or
+    above the member's report, or beside or above a case file given alone (a fuzzer's
+    crash-<sha1>). ({}, None) when there are none: a stress job's case, or a case without
+    a run. InputError names a replay.env line that is not ASGF_NAME=VALUE."""
+    m = case_member(t)
+    if m is not None and isinstance(m.get('settings'), dict):
+        return dict(m['settings']), '%s (member %s)' % (os.path.join(t.bucket_dir, 'bucket.json'), m.get('id'))
+    if m is not None:
+        path, artifact = m.get('path'), m.get('kind') == 'fuzzer'
+    elif t.bucket is None:
+        path, artifact = t.case_path, True
+    else:
+        return {}, None
+    if not path:
+        return {}, None
+    try:
+        settings, f = parse_fuzzer.report_settings(path, artifact)
+    except parse_fuzzer.BadSettings as e:
+        raise InputError('the harness settings of the run that found this case: %s' % e)
+    return settings, f if settings else None
 
 
 def symcache_for(target):
