@@ -434,6 +434,40 @@ static int file_holds(const char *path, const char *text, size_t len)
     return same && at == len;
 }
 
+struct lib_list {
+    char **lines;
+    size_t n, room, len;
+    int failed;
+};
+
+/* One line a shared object: its path, and the build-id of the loaded object
+ * after a tab when the loader has one. A file deleted since it was mapped is
+ * not the module on disk now. */
+static void add_library(const char *path, const char *build_id, void *arg)
+{
+    struct lib_list *l = arg;
+    const char *base = strrchr(path, '/');
+    if (l->failed || !base || !strstr(base, ".so") || strstr(path, " (deleted)")) return;
+    if (l->n == l->room) {
+        char **more = realloc(l->lines, (l->room = l->room ? 2 * l->room : 64) * sizeof *l->lines);
+        if (!more) {
+            l->failed = 1;
+            return;
+        }
+        l->lines = more;
+    }
+    size_t k = strlen(path), b = build_id ? strlen(build_id) : 0;
+    char *line = malloc(k + (b ? b + 1 : 0) + 1);
+    if (!line) {
+        l->failed = 1;
+        return;
+    }
+    memcpy(line, path, k);
+    if (b) line[k] = '\t', memcpy(line + k + 1, build_id, b), k += b + 1;
+    line[k] = 0;
+    l->lines[l->n++] = line, l->len += k + 1;
+}
+
 int record_note_libraries(const char *dir)
 {
     if (!dir) return 0;
@@ -442,34 +476,23 @@ int record_note_libraries(const char *dir)
         errno = ENAMETOOLONG;
         return -1;
     }
-    FILE *maps = fopen("/proc/self/maps", "r");
-    if (!maps) return -1;
-    char *line = NULL, **names = NULL, *text = NULL;
-    size_t cap = 0, n = 0, room = 0, len = 0;
-    ssize_t got;
+    /* The maps as they are now, each object with the build-id it was loaded
+     * with: a VM rebuilt at the same path before triage reads an hs_err has
+     * other code at its offsets (triage then does not name them from it). */
+    errno = 0;
+    if (regions_refresh() < 0) return -1;
+    struct lib_list l = {0};
+    char *text = NULL;
     int rc = -1;
-    while ((got = getline(&line, &cap, maps)) > 0) {
-        if (line[got - 1] == '\n') line[--got] = 0;
-        /* The path is the last field, and no field before it has a '/'. A
-         * file deleted since it was mapped is not the module on disk now. */
-        char *p = strchr(line, '/');
-        if (!p || !strstr(strrchr(p, '/'), ".so") || strstr(p, " (deleted)")) continue;
-        if (n == room) {
-            char **more = realloc(names, (room = room ? 2 * room : 64) * sizeof *names);
-            if (!more) goto out;
-            names = more;
-        }
-        if (!(names[n] = strdup(p))) goto out;
-        len += strlen(p) + 1, n++;
-    }
-    if (ferror(maps) || !feof(maps)) goto out; /* a list cut short is no list */
-    if (n) qsort(names, n, sizeof *names, path_cmp);
-    if (!(text = malloc(len + 1))) goto out;
-    len = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (i && !strcmp(names[i], names[i - 1])) continue;
-        size_t k = strlen(names[i]);
-        memcpy(text + len, names[i], k), text[len + k] = '\n', len += k + 1;
+    regions_each_file(add_library, &l);
+    if (l.failed) goto out;
+    if (l.n) qsort(l.lines, l.n, sizeof *l.lines, path_cmp);
+    if (!(text = malloc(l.len + 1))) goto out;
+    size_t len = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        if (i && !strcmp(l.lines[i], l.lines[i - 1])) continue;
+        size_t k = strlen(l.lines[i]);
+        memcpy(text + len, l.lines[i], k), text[len + k] = '\n', len += k + 1;
     }
     /* Unchanged (the next JVM of the same run in this directory): the file
      * keeps its time, which triage compares with the reports' own. */
@@ -491,11 +514,10 @@ int record_note_libraries(const char *dir)
     }
     rc = 0;
 out:
-    if (rc && !errno) errno = EIO;
+    if (rc && !errno) errno = ENOMEM;
     int e = errno; /* what the caller reports, not what the clean-up left */
-    for (size_t i = 0; i < n; i++) free(names[i]);
-    free(names), free(line), free(text);
-    fclose(maps);
+    for (size_t i = 0; i < l.n; i++) free(l.lines[i]);
+    free(l.lines), free(text);
     errno = e;
     return rc;
 }

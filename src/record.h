@@ -72,13 +72,16 @@ void record_read_env(void);
 int record_note_sysroot(const char *dir);
 
 /* Not handler-safe: writes DIR/libraries, the path of every shared object this
- * process has mapped now, one a line, sorted. An hs_err that HotSpot cut short
+ * process has mapped now, one a line, sorted, each followed by a tab and the
+ * GNU build-id it was loaded with when it has one (it refreshes the regions
+ * snapshot to read them). An hs_err that HotSpot cut short
  * before its library list (its symbol lookup can stall when two threads fault
  * at once) names frames as `libjvm.so+0x...` only; triage finds the module
  * here, when the file is older than the hs_err (not a later run's). So a file
  * that already holds the same list is left as it is. Call once the JVM is up;
- * libraries loaded later (a workload's JNI library) are not in it. 0, or -1
- * with errno set. */
+ * libraries loaded later (a workload's JNI library) are not in it. The
+ * build-ids let triage tell an hs_err's libjvm from one rebuilt at the same
+ * path since. 0, or -1 with errno set. */
 int record_note_libraries(const char *dir);
 
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):

@@ -229,6 +229,18 @@ const char *regions_module_and_id(uintptr_t addr, uintptr_t *offset, const char 
 
 const char *regions_module_of(uintptr_t addr, uintptr_t *offset) { return regions_module_and_id(addr, offset, NULL); }
 
+void regions_each_file(void (*fn)(const char *path, const char *build_id, void *arg), void *arg)
+{
+    pthread_mutex_lock(&refresh_lock);
+    const struct snapshot *s = current();
+    for (int i = 0; s && i < s->n; i++) {
+        const struct map *m = &s->m[i];
+        if (!m->path || m->path >= POOL_SIZE) continue;
+        fn(s->pool + m->path, m->build_id && m->build_id < POOL_SIZE ? s->pool + m->build_id : NULL, arg);
+    }
+    pthread_mutex_unlock(&refresh_lock);
+}
+
 int regions_in_libjvm(uintptr_t addr)
 {
     const struct snapshot *s = current();

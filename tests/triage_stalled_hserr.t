@@ -62,24 +62,41 @@ out=$(crash-triage/triage --signature "$tmp/bare/hs_err_pid4242.log" 2>&1); rc=$
 [ $rc = 0 ] && echo "$out" | grep -q "# SIGSEGV in libvmstandin.so+$pc\$"
 ok $? "a libraries file without the module is ignored (rc $rc: $(echo "$out" | tail -1))"
 
+# Each module's build-id as it ran follows its path: the libjvm at that path since
+# rebuilt (a VM engineer's build directory) has other code at the frame's offset.
+then=$(build_id "$lib") other=$(build_id "$PWD/build/tests/libprobe.so")
+cp -r "$tmp/bare" "$tmp/same"; cp -r "$tmp/bare" "$tmp/rebuilt"
+for r in same rebuilt; do
+  id=$then; [ $r = rebuilt ] && id=$other
+  printf '%s\t%s\n' "$lib" "$id" >"$tmp/$r/libraries"; touch -d '1 minute ago' "$tmp/$r/libraries"
+done
+signature_is "$tmp/same/hs_err_pid4242.log" 'SIGSEGV in agct_code_name' "the build-id the run listed is the module's now: the frame is named"
+signature_is "$tmp/rebuilt/hs_err_pid4242.log" "SIGSEGV in libvmstandin.so+$pc" "another build-id: the module was rebuilt since, the frame stays unnamed"
+out=$(crash-triage/triage --explain "$tmp/rebuilt/hs_err_pid4242.log" 2>&1)
+echo "$out" | grep -q "^not named: $lib is now another build (build-id $then; the report ran $other)"
+ok $? "--explain says the module was rebuilt ($(echo "$out" | grep -m1 '^not named' || echo "$out" | tail -1))"
+
 # the file's writers: the agent once the VM is up, the fuzz harness in its record directory
 # (a JDK run in a root names its libjvm as the root sees it: match the path's tail)
 "$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent.log" 2>&1
-grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries" 2>/dev/null &&
-  grep -q '^/.*/libasgfagent\.so$' "$tmp/agent/libraries" && ! ls "$tmp/agent" | grep -q '~$'
+grep -qP '^/.*/lib/server/libjvm\.so(\t[0-9a-f]+)?$' "$tmp/agent/libraries" 2>/dev/null &&
+  grep -qP '^/.*/libasgfagent\.so(\t[0-9a-f]+)?$' "$tmp/agent/libraries" && ! ls "$tmp/agent" | grep -q '~$'
 ok $? "the agent writes OUT/libraries, naming libjvm and itself, no temp file left ($(wc -l <"$tmp/agent/libraries" 2>/dev/null || echo no) lines)"
+vmid=$(build_id "$JAVA_HOME/lib/server/libjvm.so")
+grep -qP "^$(readlink -f "$JAVA_HOME")/lib/server/libjvm\.so\t$vmid\$" "$tmp/agent/libraries"
+ok $? "the list gives libjvm's build-id as it was loaded ($vmid: $(grep -m1 'libjvm' "$tmp/agent/libraries" | cut -f2))"
 # the next JVM of a run in the same directory, same list: the file keeps its time
 touch -d '1 minute ago' "$tmp/agent/libraries"; before=$(stat -c %Y "$tmp/agent/libraries")
 "$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent2.log" 2>&1; rc=$?
 after=$(stat -c %Y "$tmp/agent/libraries")
-[ $rc = 0 ] && [ "$before" = "$after" ] && grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries"
+[ $rc = 0 ] && [ "$before" = "$after" ] && grep -qP '^/.*/lib/server/libjvm\.so(\t[0-9a-f]+)?$' "$tmp/agent/libraries"
 ok $? "a second JVM with the same libraries leaves the file and its time alone (exit $rc; $before, $after)"
 printf '/elsewhere/libjvm.so\n' >"$tmp/agent/libraries"
 "$JAVA" "-agentpath:$BUILD/lib/libasgfagent.so=out=$tmp/agent,quiet=1" -version >"$tmp/agent3.log" 2>&1
-grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/agent/libraries"; ok $? "a list of another VM is replaced"
+grep -qP '^/.*/lib/server/libjvm\.so(\t[0-9a-f]+)?$' "$tmp/agent/libraries"; ok $? "a list of another VM is replaced"
 if [ -x "$BUILD/fuzz/asgf-libfuzzer" ]; then
   fuzz/run-libfuzzer --runs 20 --out "$tmp/lf" >"$tmp/lf.log" 2>&1
-  grep -q '^/.*/lib/server/libjvm\.so$' "$tmp/lf/records/libraries" 2>/dev/null
+  grep -qP '^/.*/lib/server/libjvm\.so(\t[0-9a-f]+)?$' "$tmp/lf/records/libraries" 2>/dev/null
   ok $? "the libFuzzer harness writes libraries beside its hs_err files, naming libjvm"
 else
   skip "the libFuzzer harness writes libraries" "$BUILD/fuzz/asgf-libfuzzer not built"

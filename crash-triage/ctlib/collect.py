@@ -194,28 +194,50 @@ def attach_sysroot(rep, path):
         rep.extra['sysroot'] = root
 
 
-def attach_run_libraries(rep, path):
-    """Module paths for frames that name a module without its path, from the run
-    directory's `libraries` file (the agent and the fuzz harnesses write it once the
-    VM is up; stress/run when the agent did not).
-
-    An hs_err cut short before its `Dynamic libraries:` list needs it: HotSpot's report
-    can stall in its symbol lookup (another thread that faulted at the same time holds a
-    lock the lookup needs) and then ends at `[libjvm.so+0x...]` with no name, which only
-    addr2line on the VM's own libjvm can give. A list written after the report is a
-    later run's in a reused directory, perhaps of another JDK, and is not used."""
-    if all(f.module in rep.module_paths for f in rep.frames if f.module and '/' not in f.module):
-        return
+def run_libraries(path):
+    """{path: build-id or None} of the run directory's `libraries` file beside path (one
+    module a line: its path, then a tab and the build-id it was loaded with, when the
+    writer knew it), or None when there is none or it was written after the report: a
+    later run's in a reused directory, perhaps of another JDK."""
     libs = os.path.join(os.path.dirname(path), 'libraries')
     try:
         if os.stat(libs).st_mtime_ns > os.stat(path).st_mtime_ns:
-            return
+            return None
         with open(libs, errors='replace') as f:
             lines = f.read(1 << 16).splitlines()
     except OSError:
+        return None
+    out = {}
+    for line in lines:
+        p, _, bid = line.strip().partition('\t')
+        if p.startswith('/'):
+            out[p] = bid if re.fullmatch(r'[0-9a-f]{2,128}', bid) else None
+    return out
+
+
+def attach_run_libraries(rep, path):
+    """Module paths for frames that name a module without its path, and the build-id
+    each module ran with, from the run directory's `libraries` file (the agent and the
+    fuzz harnesses write it once the VM is up; stress/run, without build-ids, when the
+    agent did not).
+
+    An hs_err cut short before its `Dynamic libraries:` list needs the paths: HotSpot's
+    report can stall in its symbol lookup (another thread that faulted at the same time
+    holds a lock the lookup needs) and then ends at `[libjvm.so+0x...]` with no name,
+    which only addr2line on the VM's own libjvm can give. The build-ids say whether the
+    libjvm at that path now is still that VM (a build directory rebuilt since has other
+    code at those offsets); a record names its own."""
+    libs = run_libraries(path)
+    if not libs:
         return
-    listed = module_paths(lines, rep.frames, path_of=lambda l: l.strip() if l.strip().startswith('/') else None)
-    rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
+    if not all(f.module in rep.module_paths for f in rep.frames if f.module and '/' not in f.module):
+        listed = module_paths(list(libs), rep.frames, path_of=lambda l: l)
+        rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
+    if rep.kind != 'record' and not rep.extra.get('build_ids'):
+        used = {os.path.basename(f.module) for f in rep.frames if f.module}
+        ids = {p: b for p, b in libs.items() if b and (os.path.basename(p) in used or p.endswith('/libjvm.so'))}
+        if ids:
+            rep.extra['build_ids'] = ids
 
 
 def attach_settings(rep, path):
