@@ -269,3 +269,18 @@ for gathered in (os.path.join(sys.argv[1], 'by-hand'), os.path.join(sys.argv[1],
           % (os.path.relpath(gathered, sys.argv[1]), got))
 PY
 [ $? = 0 ] || echo "not ok - the rival-bucket check crashed"
+
+# A JDK whose libjvm cannot load (cut short: the loader dies of SIGBUS before the
+# JVM is up) never ran the case: "did not run", exit 3, not a crash or a clean run.
+bad=$tmp/badjdk
+mkdir -p "$bad/bin" "$bad/lib/server"
+cp -r "$JAVA_HOME/release" "$bad/" 2>/dev/null; printf '#!/bin/sh\nexec %s "$@"\n' "$JAVA_HOME/bin/java" >"$bad/bin/java"; chmod +x "$bad/bin/java"
+head -c 4096 "$JAVA_HOME/lib/server/libjvm.so" >"$bad/lib/server/libjvm.so"
+$RP "$tmp/five.min" -n 1 --test-plant 0x10 --java-home "$bad" >"$tmp/r11" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q 'did not run: replay killed by signal' "$tmp/r11" && ! grep -q 'crashed' "$tmp/r11"
+ok $? "a libjvm that cannot load: the attempt did not run, exit 3 (rc $rc: $(grep -m1 'attempt 1/1' "$tmp/r11"))"
+# A library the finding run preloaded that is gone: the replay refuses to run
+# the case on something else.
+ASGF_PRELOAD=$tmp/gone/libprovider.so $RP "$tmp/five.min" -n 1 --test-plant 0x10 >"$tmp/r12" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "ASGF_PRELOAD names $tmp/gone/libprovider.so, which is not here" "$tmp/r12"
+ok $? "a preloaded library that is gone stops the replay: exit 3, naming it (rc $rc)"

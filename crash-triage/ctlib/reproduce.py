@@ -626,6 +626,13 @@ class Runner:
             a.ran, a.verdict = False, 'not run'
             a.note = 'replay exit %d without a result: %s' % (
                 rc, _last_line(p.stderr) or _last_line(p.stdout))
+        elif rc < 0 and a.faults is None and not _left_a_report(out):
+            # Killed before any result, and with nothing HotSpot or the guard wrote: the
+            # JVM never came up (a libjvm cut short dies of SIGBUS as it loads). A JVM
+            # that dies of the case leaves its hs_err first.
+            a.ran, a.verdict = False, 'not run'
+            a.note = 'replay killed by signal %d before any result or report: %s' % (
+                -rc, _last_line(p.stderr) or _last_line(p.stdout) or 'no output')
         elif rc < 0 or (rc not in (0, 1)):
             a.verdict = 'crashed'          # protection off: the JVM died (hs_err in out/)
             a.note = 'replay exit %d' % rc
@@ -676,6 +683,14 @@ class Runner:
     def shared(self, data, n):
         """Replay only: one JVM runs the case n times (walks are not independent JVMs)."""
         return self.attempt(data, walks=n)
+
+
+def _left_a_report(d):
+    """Whether a run left an hs_err file or a crash record anywhere under d."""
+    for _, _, files in os.walk(d):
+        if any(collect.HSERR_NAME.match(f) or collect.RECORD_NAME.match(f) for f in files):
+            return True
+    return False
 
 
 def _run(a, argv, env, timeout, hung, cwd=None):
