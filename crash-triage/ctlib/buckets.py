@@ -65,6 +65,18 @@ def _check_bucket(d):
     return None
 
 
+def replay_rank(m):
+    """0 when a member's case is known to fault again in a fresh JVM (a fuzzer artifact,
+    which triage replayed to file it, or a case whose replay here gave the bucket's
+    signature), 1 when that is not known, 2 when its replay gave no such fault."""
+    if m.get('kind') == 'fuzzer':
+        return 0
+    r = m.get('replayed')
+    if not isinstance(r, dict):
+        return 1
+    return 0 if r.get('same') else 2
+
+
 class Store:
     def __init__(self, out, rules):
         self.out = out
@@ -484,9 +496,11 @@ class Store:
         sp = os.path.join(d, 'smallest.case')
         b.pop('damaged_case', None)
         if cases:
-            # the fewest bytes among well-formed cases (repro/minimize need one); damaged
-            # ones (a cut record's hex, an in-flight file of another format) stay in cases/
-            # for a look, never as smallest.case, which the repro command would refuse
+            # the fewest bytes among well-formed cases (repro/minimize need one) of those
+            # known to fault again in a fresh JVM, then of those not tried, then the rest
+            # (replay_rank); damaged ones (a cut record's hex, an in-flight file of another
+            # format) stay in cases/ for a look, never as smallest.case, which the repro
+            # command would refuse
             def valid(m):
                 if 'case_valid' in m:
                     return m['case_valid']
@@ -495,17 +509,26 @@ class Store:
                         return casefmt.validate(f.read(4096)) is None
                 except OSError:
                     return False
-            best = min(cases, key=lambda m: (not valid(m), m['case_bytes'], m['id']))
+            best = min(cases, key=lambda m: (not valid(m), replay_rank(m), m['case_bytes'], m['id']))
         if cases and valid(best):
             copy_atomic(os.path.join(d, best['case']), sp)
             b['smallest_case'] = {'file': 'smallest.case', 'member': best['id'],
-                                  'bytes': best['case_bytes'], 'valid': True}
+                                  'bytes': best['case_bytes'], 'valid': True,
+                                  'replayed': 'artifact' if best['kind'] == 'fuzzer' else best.get('replayed')}
         else:
             if cases:
                 b['damaged_case'] = {'file': best['case'], 'member': best['id'], 'count': len(cases)}
             if os.path.exists(sp):
                 os.remove(sp)
             b['smallest_case'] = None
+
+    def refinish(self, sig):
+        """Chooses a bucket's smallest case again, and saves it, after what is known of
+        its members changed (a replay of one of their cases: crash-triage/ctlib/verify.py)."""
+        b = self.buckets[sig]
+        d = os.path.join(self.bdir, sig)
+        self._finish(b, d)
+        _write_json(os.path.join(d, 'bucket.json'), b)
 
     def needs_replay(self):
         return sorted((p, e) for p, e in self.index['files'].items()

@@ -80,6 +80,9 @@ def summarize(store, known=None, skipped=0):
             'representative_copy': os.path.join('buckets', sig, b['representative']['copy'])
             if b['representative'].get('copy') else None,
             'smallest_case': os.path.join('buckets', sig, 'smallest.case') if b.get('smallest_case') else None,
+            # 'artifact' (a fuzzer's crash input triage replayed), {'runs', 'reports', 'same'} of
+            # triage's own replay of it (verify.py), or None: not tried
+            'smallest_case_replayed': (b.get('smallest_case') or {}).get('replayed'),
             'repro': REPRO.format(bucket=os.path.join(store.out, 'buckets', sig)),
             'times': [m['time'] for m in b['members'] if m.get('time') is not None],
         })
@@ -164,10 +167,10 @@ def markdown(summary):
            '| # | title | count | sources | first seen | last seen | status | representative | reproduce |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
-        out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s` |' % (
+        out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s`%s |' % (
             i, _md_cell(b['title'] + title_notes(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
-            _md_cell(b['representative']), b['repro']))
+            _md_cell(b['representative']), b['repro'], _md_cell(replay_note(b))))
     if summary['needs_replay']:
         out += ['', '## Fuzzer artifacts that need a replay', '']
         out += ['- `%s`' % n['path'] for n in summary['needs_replay']]
@@ -175,6 +178,18 @@ def markdown(summary):
         out += ['', '## Detected but not parsable', '']
         out += ['- `%s`: %s' % (n['path'], n['reason']) for n in summary['invalid']]
     return '\n'.join(out) + '\n'
+
+
+def replay_note(b):
+    """What is known of whether the bucket's smallest case faults again in a fresh JVM, as
+    a phrase to follow its reproduce command ('' when nothing is)."""
+    r = b.get('smallest_case_replayed')
+    if not isinstance(r, dict):
+        return ''
+    if r.get('same'):
+        return ' (its case faulted again in a fresh JVM)'
+    return (' (no saved case of this bucket faulted again in a fresh JVM, %d walks each: its fault '
+            'needs the state of the run that met it)' % (r.get('runs') or 0))
 
 
 CSS = """body{font-family:system-ui,sans-serif;margin:1.5em;color:#222}

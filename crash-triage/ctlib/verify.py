@@ -1,0 +1,75 @@
+"""Does a bucket's smallest case fault again? smallest.case is what every reproduce
+command of the reports runs, and a case is relative to the live state of the JVM it
+faulted in: of the cases a long libFuzzer run kept for one bucket, some fault again in a
+fresh JVM and some never do (met in a smoke campaign: the smallest, 0 of 1000 walks; the
+earliest, 1000 of 1000). A fuzzer's crash artifact was replayed to be filed at all; a
+record or hs_err the harness wrote during its run was not. So triage replays such a
+smallest case once, many walks in one JVM, in the settings of the run that found it, and
+keeps the answer on the member (`replayed`): buckets.replay_rank then prefers cases
+that came back, and the next smallest is tried when one did not.
+
+Only cases of fuzzer runs (members with harness settings) are tried: a stress job's
+case needs that job's workload, which the replay tool does not run."""
+import os
+import time
+
+from . import collect, parse_fuzzer, signature
+
+RUNS = 1000         # walks in the one fresh JVM a try starts
+TRIES = 8           # distinct cases of one bucket tried in one triage run
+BUDGET = 90.0       # seconds of tries in one triage run: the rest wait for the next run
+
+
+def _member(b, mid):
+    return next((m for m in b['members'] if m.get('id') == mid), None)
+
+
+def _to_try(b):
+    """The member whose case is the bucket's smallest.case, when it is worth a try."""
+    m = _member(b, (b.get('smallest_case') or {}).get('member'))
+    if m is None or not m.get('case') or m.get('kind') == 'fuzzer' or 'replayed' in m:
+        return None
+    return m if isinstance(m.get('settings'), dict) and m['settings'] else None
+
+
+def smallest_cases(store, sigs, argv, rules, sym, budget=BUDGET, log=None):
+    """Tries the smallest case of each bucket in sigs, in that order, with the replay
+    command argv, where it was never tried; returns (cases tried, buckets whose smallest.case changed,
+    buckets left for a later run when the budget ran out)."""
+    t0, tried, changed, left = time.time(), 0, 0, 0
+    for sig in sigs:
+        b = store.buckets.get(sig)
+        first = (b or {}).get('smallest_case') or {}
+        for _ in range(TRIES):
+            b = store.buckets.get(sig)
+            m = _to_try(b) if b else None
+            if m is None:
+                break
+            if time.time() - t0 > budget:
+                left += 1
+                break
+            case = os.path.join(store.bdir, sig, m['case'])
+            reps, note = parse_fuzzer.replay(argv + ['-n', str(RUNS)], case, collect.parse_path, attempts=1,
+                                             settings=m['settings'])
+            if not reps and parse_fuzzer.failed_to_run(note):
+                if log:
+                    log('%s: its smallest case could not be replayed (%s)' % (sig, note))
+                break               # not the case's answer: a later run tries again
+            if sym:
+                sym.symbolize(reps)
+            names = {sig} | {f.get('signature') for f in b.get('folded') or [] if isinstance(f, dict)}
+            same = 0
+            for r in reps:
+                signature.describe(r, rules)
+                same += r.extra.get('signature') in names
+            for o in b['members']:       # one case file, shared by members with the same bytes
+                if o.get('case') == m['case']:
+                    o['replayed'] = {'runs': RUNS, 'reports': len(reps), 'same': same}
+            tried += 1
+            store.refinish(sig)
+            if same:
+                break
+        now = (store.buckets.get(sig) or {}).get('smallest_case') or {}
+        if now.get('member') != first.get('member'):
+            changed += 1
+    return tried, changed, left
