@@ -99,6 +99,22 @@ $T --no-symbolize --out "$d/ko" "$d/keyed" >"$d/k2.out" 2>&1
 grep -q '^ 1500  ' "$d/k2.out"; ok $? "the counter grew: an incremental run counts 1500 ($(head -1 "$d/k2.out"))"
 $T --no-symbolize --out "$d/kfresh" "$d/keyed" >"$d/k3.out" 2>&1
 cmp -s <(head -1 "$d/k2.out") <(head -1 "$d/k3.out"); ok $? "... as a fresh run does"
+# The faults counted under a probe fault's key are set aside with its records, and
+# said so: not "no record here" (a campaign once reported 1082 faults that way).
+python3 - "$d/probe-rules.json" <<'PY'
+import json, sys
+r = json.load(open('crash-triage/rules.json'))
+r['probe_faults'].append({'module': '^libfakeprobe\\.so$', 'why': 'a test probe'})
+json.dump(r, open(sys.argv[1], 'w'))
+PY
+mkdir -p "$d/pk"
+sed -e "s/^pid: .*/pid: 9\nkey: 00000000000000bb/" -e "s|^frame: 0 .*|frame: 0 0x00007f0000001010 /x/libfakeprobe.so+0x10|" \
+  "$d/record-1-2-0.txt" >"$d/pk/record-9-10-0.txt"
+yes '' | head -n 500 >"$d/pk/faults-00000000000000bb.txt"
+$T --no-symbolize --rules "$d/probe-rules.json" --out "$d/pko" "$d/pk" >"$d/pk.out" 2>&1
+grep -q '^triage: 500 faults were only counted, under keys whose records are probe faults: set aside with them$' "$d/pk.out" &&
+  ! grep -q 'no record here' "$d/pk.out" && grep -q 'Faults only counted, in no bucket: 500 under keys whose records are probe faults' "$d/pko/report.md"
+ok $? "faults counted under a probe fault's key are said to be set aside with it, in report.md too ($(grep 'only counted' "$d/pk.out"))"
 # --- names: one function, one name; two functions, two names ----------------
 # (an argument printed with parentheses inside template arguments, or a
 # namespace, once cut names short and merged functions; generated classes

@@ -288,9 +288,14 @@ class Store:
             for m in b['members']:
                 if m.get('key'):
                     kept.setdefault(m['key'], []).append((m['path'], m['id'], sig, m))
-        # faults of keys none of whose records is here (the directory's record cap was
-        # reached before the key's first fault): counted, but in no bucket
-        self.unbucketed = sum(n for k, n in totals.items() if k not in kept)
+        # faults of keys none of whose records is in a bucket: those whose records were
+        # set aside as probe faults (a SafeFetch stub's), like them; the rest have no
+        # record here (the directory's record cap was reached before the key's first
+        # fault): counted, but in no bucket
+        probes = {e['key'] for e in self.index['files'].values()
+                  if e.get('status') == 'ignored' and e.get('key')}
+        self.counted_probes = sum(n for k, n in totals.items() if k not in kept and k in probes)
+        self.unbucketed = sum(n for k, n in totals.items() if k not in kept and k not in probes)
         extra = {}
         for key, lst in kept.items():
             more = totals.get(key, 0) - len(lst)

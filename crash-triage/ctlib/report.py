@@ -97,6 +97,7 @@ def summarize(store, known=None, skipped=0):
         'suppressed': sum(1 for b in buckets if b['status'] == 'suppressed'),
         'needs_replay': len(needs), 'invalid': len(invalid), 'ignored_files': skipped,
         'counted_without_record': getattr(store, 'unbucketed', 0),
+        'counted_probes': getattr(store, 'counted_probes', 0),
     }
     return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
             'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid}
@@ -157,13 +158,24 @@ def folded_text(b):
     return '; also %s (backtraces that ended early)' % ', '.join(x['title'] for x in f) if f else ''
 
 
+def counted_text(t):
+    """The faults the harnesses only counted that are in no bucket, as a sentence ('' if none)."""
+    parts = []
+    if t.get('counted_without_record'):
+        parts.append('%d under keys with no record here (the record cap was reached first)'
+                     % t['counted_without_record'])
+    if t.get('counted_probes'):
+        parts.append('%d under keys whose records are probe faults, set aside with them' % t['counted_probes'])
+    return ' Faults only counted, in no bucket: %s.' % '; '.join(parts) if parts else ''
+
+
 def markdown(summary):
     t = summary['totals']
     out = ['# Crash triage report', '',
            'Generated %s. %d reports in %d buckets (%d new, %d known, %d suppressed); '
            '%d fuzzer artifacts need a replay; %d files were detected but unparsable.'
            % (summary['generated'], t['reports'], t['buckets'], t['new'], t['known'],
-              t['suppressed'], t['needs_replay'], t['invalid']), '',
+              t['suppressed'], t['needs_replay'], t['invalid']) + counted_text(t), '',
            '| # | title | count | sources | first seen | last seen | status | representative | reproduce |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
@@ -290,13 +302,13 @@ def html_page(summary):
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Crash triage report</title>'
             '<style>%s</style></head><body><h1>Crash triage report</h1>'
             '<p>Generated %s: %d reports in %d buckets (%d new, %d known, %d suppressed), '
-            '%d artifacts need a replay, %d unparsable.</p>'
+            '%d artifacts need a replay, %d unparsable.%s</p>'
             '<div class="plots"><figure><figcaption>Crashes over time</figcaption>%s</figure>'
             '<figure><figcaption>New buckets over time (cumulative)</figcaption>%s</figure></div>'
             '<h2>Buckets</h2><table id="buckets"><thead><tr><th>#</th><th>title / signature</th><th>count</th>'
             '<th>sources</th><th>first seen</th><th>last seen</th><th>status</th><th>representative</th>'
             '<th>reproduce</th></tr></thead><tbody>%s</tbody></table>%s</body></html>\n' % (
                 CSS, e(summary['generated']), t['reports'], t['buckets'], t['new'], t['known'],
-                t['suppressed'], t['needs_replay'], t['invalid'],
+                t['suppressed'], t['needs_replay'], t['invalid'], e(counted_text(t)),
                 svg_histogram(all_times, 'crashes over time'),
                 svg_cumulative(firsts, 'new buckets over time'), ''.join(rows), extra))
