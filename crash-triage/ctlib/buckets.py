@@ -53,6 +53,9 @@ def _load_json(path, what, check):
 def _check_index(d):
     if not isinstance(d, dict) or d.get('version') != 1 or not isinstance(d.get('files'), dict):
         return "not a version 1 index with a 'files' object"
+    for path, e in d['files'].items():
+        if not isinstance(e, dict):
+            return 'files[%r] is not an object' % path
     return None
 
 

@@ -144,6 +144,13 @@ def bucket_shape_problem(doc):
             return wrong(where, m, dict)
         if m.get('path') is not None and not isinstance(m['path'], str):
             return wrong(where + '.path', m['path'], str)
+        # the harness settings a replay runs in: its environment, names to strings
+        st = m.get('settings')
+        if st is not None and not isinstance(st, dict):
+            return wrong(where + '.settings', st, dict)
+        for k, v in (st or {}).items():
+            if not isinstance(v, str):
+                return wrong('%s.settings[%r]' % (where, k), v, str)
     return None
 
 

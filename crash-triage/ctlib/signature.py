@@ -41,16 +41,37 @@ LIST_KEYS = {
 }
 TOP_KEYS = {'_comment', 'version', 'top_frames', 'alt_top_frames', 'frame_separator',
             'title_format', 'title_format_no_frames', 'title_format_no_stack', 'signature_hex_digits'} | set(LIST_KEYS)
+# The type each field must have when present: (test, what it must be). The top-level
+# numbers and strings have defaults; the lists do not (a file without them has no rules).
+_WHOLE = (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 1, 'a whole number >= 1')
+_STR = (lambda v: isinstance(v, str), 'a string')
+_BOOL = (lambda v: isinstance(v, bool), 'true or false')
+TOP_TYPES = {'_comment': _STR, 'version': (lambda v: type(v) is int and v == 1, '1'), 'top_frames': _WHOLE,
+             'alt_top_frames': _WHOLE, 'frame_separator': _STR, 'title_format': _STR,
+             'title_format_no_frames': _STR, 'title_format_no_stack': _STR,
+             'signature_hex_digits': (lambda v: _WHOLE[0](v) and v <= 64, 'a whole number from 1 to 64')}
+RULE_TYPES = {'re': _STR, 'sub': _STR, 'repeat': _WHOLE, 'function': _STR, 'module': _STR, 'kind': _STR,
+              'no_function': _BOOL, 'no_module': _BOOL, 'signal': _STR, 'message': _STR, 'class': _STR,
+              'title': _STR, 'more': _WHOLE}
 
 
 def validate(data, src='rules'):
-    """Refuse unknown keys, entries without a 'why' and duplicate entries, naming the
-    file, the list, the rule's number (1-based) and the key."""
+    """Refuse unknown keys, missing lists, fields of the wrong type, entries without a
+    'why' and duplicate entries, naming the file, the list, the rule's number (1-based)
+    and the key."""
     if not isinstance(data, dict):
         raise RulesError('%s: the top level must be a JSON object' % src)
     for k in data:
         if k not in TOP_KEYS:
             raise RulesError('%s: unknown top-level key %r' % (src, k))
+    missing = [name for name in LIST_KEYS if name not in data]
+    if missing:
+        raise RulesError('%s: %smissing list%s %s (a rules file gives every list, an empty one as [])'
+                         % (src, 'no rules: ' if len(missing) == len(LIST_KEYS) else '',
+                            's' if len(missing) > 1 else '', ', '.join(repr(m) for m in missing)))
+    for k, (good, want) in TOP_TYPES.items():
+        if k in data and not good(data[k]):
+            raise RulesError('%s: %r must be %s, not %s' % (src, k, want, json.dumps(data[k])))
     for name, allowed in LIST_KEYS.items():
         lst = data.get(name, [])
         if not isinstance(lst, list):
@@ -65,6 +86,11 @@ def validate(data, src='rules'):
                     raise RulesError('%s: unknown key %r (allowed: %s)' % (where, k, ', '.join(allowed)))
             if not isinstance(e.get('why'), str) or not e['why'].strip():
                 raise RulesError("%s: missing key 'why' (every rule says why it exists)" % where)
+            if name == 'signal_classes' and 'class' not in e:
+                raise RulesError("%s: missing key 'class' (the name it gives the signal)" % where)
+            for k, v in e.items():
+                if k in RULE_TYPES and not RULE_TYPES[k][0](v):
+                    raise RulesError('%s: key %r must be %s, not %s' % (where, k, RULE_TYPES[k][1], json.dumps(v)))
             body = json.dumps({k: v for k, v in e.items() if k != 'why'}, sort_keys=True)
             if body in seen:
                 raise RulesError('%s: duplicate of rule %d (same %s)'
