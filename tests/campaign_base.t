@@ -7,7 +7,8 @@
 # and the summary show the same lists. A bug the base side missed but its build
 # has: pre-existing after a retry on the base build, exit 0. A side that left plan
 # jobs untested: exit 3, as for one build; a gone known list when judged again: exit 2;
-# a --base that is no JDK: exit 3, named as --base.
+# a --base that is no JDK: exit 3, named as --base; one that starts no VM: exit 3 after
+# the base side alone.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -94,7 +95,7 @@ else ok $rc "Chromium: the failing verdict is in the first screen ($(tail -1 "$d
 
 # Preloads are appended: stress/run --jsig keeps the stand-in the caller preloaded.
 LD_PRELOAD=$standin stress/run --jsig --scenario spin --time 2s --out "$d/pre" --agent stats=0 >"$d/pre.v" 2>&1
-grep -q '/libjsig\.so$' "$d/pre/libraries" && grep -qF "$(readlink -f "$standin")" "$d/pre/libraries"
+grep -qP '/libjsig\.so(\t[0-9a-f]+)?$' "$d/pre/libraries" && grep -qF "$(readlink -f "$standin")" "$d/pre/libraries"
 ok $? "stress/run --jsig with the caller's LD_PRELOAD: the VM mapped both libjsig and the stand-in"
 crash-triage/triage -q --out "$d/pre-t" "$d/pre" >/dev/null 2>&1
 python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["buckets"]; sys.exit(not any("standin_read_frame" in x["title"] for x in b))' "$d/pre-t/report.json"
@@ -154,4 +155,19 @@ ci/premerge --preset "$d/base.preset" --base "$d/no-such-jdk" --java-home "$JAVA
   >"$d/nobase.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q "^premerge: could not run: --base '$d/no-such-jdk' is not a directory" "$d/nobase.out"
 ok $? "a --base that is not a directory: exit 3 naming --base ($rc: $(head -c 160 "$d/nobase.out"))"
+# A --base whose java answers -version but starts no VM: every base job fails, so the
+# pair cannot be judged, and the patched half of the budget is not spent to say so.
+mkdir -p "$d/deadvm/bin"
+for f in "$JAVA_HOME"/*; do [ "$(basename "$f")" = bin ] || ln -s "$f" "$d/deadvm/"; done
+cat >"$d/deadvm/bin/java" <<EOS
+#!/bin/sh
+for a in "\$@"; do [ "\$a" = -version ] && exec "$JAVA_HOME/bin/java" -version; done
+echo 'Error occurred during initialization of VM' >&2; exit 1
+EOS
+chmod +x "$d/deadvm/bin/java"
+ci/premerge --preset "$d/base.preset" --base "$d/deadvm" --java-home "$JAVA_HOME" --out "$d/deadbase" --no-build \
+  >"$d/deadbase.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q '^premerge: the base side tested nothing (.*): the patched side is not run$' "$d/deadbase.out" &&
+  ! ls "$d"/deadbase/patched/results/jobs/*/job.json >/dev/null 2>&1
+ok $? "a base build that starts no VM: exit 3 after the base side, no patched job run ($rc: $(grep -m1 'base side tested' "$d/deadbase.out"))"
 tap_done

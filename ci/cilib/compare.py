@@ -4,11 +4,12 @@ the build it is based on, not how a build compares with a list."""
 import os
 import random
 import shlex
+import sys
 
 from . import confirm, junit, report, walker
 from .preflight import NotRunnable, check_java
 from .runner import Campaign, NothingToRun
-from .shortfall import shortfall
+from .shortfall import could_not_run, shortfall
 from .util import EXIT_UNTESTED, EXIT_USAGE, UsageError, hms, read_json, signals_held
 
 EXIT_OK, EXIT_NEW, EXIT_NOT_RUN = 0, 1, EXIT_UNTESTED
@@ -81,7 +82,19 @@ def base_vs_patched(args, out, pr, java_home, known, opts_fn, setup_failure, wri
             return setup_failure(args, out, '%s side: %s' % (side, e))
         if codes[side] == 130:
             break
+        if side == 'base' and not tested_anything(docs['base']):
+            # Whatever the patched side finds, the pair cannot be judged: no need to spend
+            # its half of the budget to say so.
+            print('premerge: the base side tested nothing (%s): the patched side is not run'
+                  % (shortfall(docs['base'], codes['base']) or 'no job ran'), file=sys.stderr)
+            break
     return judge(args, out, homes, codes, docs, budget, seed, write_outputs)
+
+
+def tested_anything(doc):
+    """Whether a side's campaign ran a job that walked or executed anything."""
+    return any(not could_not_run(j) and j['outcome'] != 'not started' and j.get('execs', 0) > 0
+               for j in doc.get('jobs', []))
 
 
 def report_again(args, out, write_outputs):
