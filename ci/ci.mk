@@ -38,19 +38,22 @@ endif
 # ci/premerge exits 0 (nothing new), 1 (new bucket), 2 (usage) or 3 (could not run);
 # make turns any failure into its own status 2, so CI should call
 # ci/premerge directly when it needs the difference.
+# (The options in a variable: make echoes a recipe line as written, and one
+# continued over empty $(if)s printed a lone backslash per option not given.)
+PREMERGE_FLAGS = --java-home "$(JAVA_HOME)" \
+	$(if $(call _ci_given,BASE),--base "$(BASE)") \
+	$(if $(call _ci_given,CONFIRM),--confirm "$(CONFIRM)") \
+	$(if $(_ci_budget),--budget $(_ci_budget)) \
+	$(if $(call _ci_given,KNOWN),--known "$(KNOWN)") \
+	$(if $(call _ci_given,OUT),--out "$(OUT)") \
+	$(if $(call _ci_given,JUNIT),--junit "$(JUNIT)") \
+	$(if $(call _ci_given,SUMMARY),--summary "$(SUMMARY)") \
+	$(if $(call _ci_given,HOSTS),--sshloginfile "$(HOSTS)") \
+	$(if $(call _ci_given,JOBS),-j $(JOBS)) \
+	$(if $(call _ci_given,PRESET),--preset "$(PRESET)") \
+	$(if $(call _ci_given,SEED),--seed $(SEED))
 premerge:
-	ci/premerge --java-home "$(JAVA_HOME)" \
-	    $(if $(call _ci_given,BASE),--base "$(BASE)") \
-	    $(if $(call _ci_given,CONFIRM),--confirm "$(CONFIRM)") \
-	    $(if $(_ci_budget),--budget $(_ci_budget)) \
-	    $(if $(call _ci_given,KNOWN),--known "$(KNOWN)") \
-	    $(if $(call _ci_given,OUT),--out "$(OUT)") \
-	    $(if $(call _ci_given,JUNIT),--junit "$(JUNIT)") \
-	    $(if $(call _ci_given,SUMMARY),--summary "$(SUMMARY)") \
-	    $(if $(call _ci_given,HOSTS),--sshloginfile "$(HOSTS)") \
-	    $(if $(call _ci_given,JOBS),-j $(JOBS)) \
-	    $(if $(call _ci_given,PRESET),--preset "$(PRESET)") \
-	    $(if $(call _ci_given,SEED),--seed $(SEED))
+	ci/premerge $(PREMERGE_FLAGS)
 
 corpus-merge:
 	@test -n "$(CAMPAIGN)" || { echo "corpus-merge: set CAMPAIGN=DIR (a campaign's --out)" >&2; exit 2; }

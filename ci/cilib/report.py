@@ -312,7 +312,7 @@ def markdown(doc):
                  ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
                  ('budget', hms(c['budget'])), ('used', hms(st.get('consumed', 0))),
                  ('sessions', len(st.get('sessions', []))), ('seed', c['seed']),
-                 ('parallel -j', c['jobs']), ('hosts', _counts(t['hosts'])),
+                 ('parallel -j', c['jobs']), ('hosts', _hosts(t)),
                  ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
         lines.append('| %s | %s |' % (k, _md(v)))
     lines += ['', '## Plan', '', '| plan job | kind | parameters | slot | jobs | attempts | verdicts | execs |',
@@ -367,6 +367,11 @@ def throughput_line(t):
     per = '; '.join('%s %s/s per job (median)' % (k, si(v)) for k, v in sorted(kinds.items()))
     return ('Campaign total %s executions (stress: walks) per second of wall time%s. A job\'s rate counts '
             'its own attempts\' seconds.' % (si(t.get('rate', 0)), '; ' + per if per else ''))
+
+
+def _hosts(t):
+    """The jobs per host, as report tables print them ('local' for this machine)."""
+    return _counts({_short_host(k): v for k, v in t['hosts'].items()})
 
 
 def _short_host(h):
@@ -481,7 +486,7 @@ def html_page(doc):
                  ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
                  ('budget / used', '%s / %s' % (hms(c['budget']), hms(st.get('consumed', 0)))),
                  ('sessions', len(st.get('sessions', []))), ('seed', c['seed']), ('parallel -j', c['jobs']),
-                 ('hosts', _counts({_short_host(k): v for k, v in t['hosts'].items()})),
+                 ('hosts', _hosts(t)),
                  ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
         p.append('<tr><th>%s</th><td>%s</td></tr>' % (_e(k), _e(v)))
     p.append('</table>')
