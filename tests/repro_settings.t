@@ -50,6 +50,16 @@ BUILD=$d/build FAKE_REPLAY_ENVLOG=$d/env2 crash-triage/repro "$d/kept" -n 1 --sc
 has "$d/env2" ASGF_SCENARIO=deep && has "$d/env2" ASGF_API=agct && has "$d/env2" ASGF_WORKERS=3
 ok $? "--scenario and --api given win over the run's, the rest stays ($(cut -c1-80 "$d/env2"))"
 
+# writeup says how the finding run ran (a fuzzer harness and its settings, not a stress
+# job's JVM flags), and the protection the quoted repro run had.
+crash-triage/writeup "$d/kept" --repro-json "$d/r1.json" >"$d/w1" 2>&1; rc=$?
+[ $rc -eq 0 ] && grep -qx -- '- found by a fuzzer harness (an embedded JVM with the harness.s own options), settings: ASGF_SCENARIO=alloc ASGF_WORKERS=3' "$d/w1" &&
+  grep -q '^1 of 1 fresh JVMs with crash protection on gave this signature' "$d/w1" && ! grep -q 'defaults of stress/run' "$d/w1"
+ok $? "writeup names the fuzzer run's settings and the protection of the repro it quotes (exit $rc; $(grep -m1 'fresh JVMs' "$d/w1"))"
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); s.pop("protect"); json.dump(s, open(sys.argv[2], "w"))' "$d/r1.json" "$d/r1-old.json"
+crash-triage/writeup "$d/kept" --repro-json "$d/r1-old.json" 2>/dev/null | grep -q 'with crash protection not recorded'
+ok $? "a repro --json without its protection is not quoted as protection off"
+
 # A crash artifact given alone: the replay.env beside it, or above.
 mv "$d/run-gone" "$run"
 BUILD=$d/build FAKE_REPLAY_ENVLOG=$d/env3 crash-triage/repro "$art" -n 1 >"$d/r3" 2>&1; rc=$?
