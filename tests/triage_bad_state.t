@@ -86,4 +86,11 @@ crash-triage/writeup --bogus >/dev/null 2>"$tmp/wu"; rc=$?
 [ $rc = 2 ] && grep -q -- '--bogus' "$tmp/wu"
 ok $? "writeup --bogus: exit 2 naming --bogus (rc $rc: $(show "$tmp/wu"))"
 
+# -- a binary file given as a known list ------------------------------------------------------
+head -c 200 /bin/sh >"$tmp/bin.known"
+mkdir -p "$tmp/emptytree"
+crash-triage/triage -q --known "$tmp/bin.known" --out "$tmp/bk" "$tmp/emptytree" >/dev/null 2>"$tmp/bk.err"; rc=$?
+[ $rc = 2 ] && grep -q "bin.known line 1: not text" "$tmp/bk.err" && no_tb "$tmp/bk.err"
+ok $? "a binary --known file: exit 2 naming its first line (rc $rc: $(show "$tmp/bk.err"))"
+
 tap_done

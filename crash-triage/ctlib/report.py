@@ -40,6 +40,10 @@ def load_known(path, rules=None, warn=None):
             if m:
                 s, comment = s[:m.start()].rstrip(), s[m.end():].strip()
             where = '%s line %d' % (path, lineno)
+            if '\ufffd' in s or re.search(r'[\x00-\x08\x0b-\x1f\x7f]', s):
+                # no title holds these: a binary file, or one in another encoding
+                raise KnownError('%s: not text (a byte that is no UTF-8 or a control character): '
+                                 'not a list of signatures and titles' % where)
             if HEX_RE.match(s) and digits and len(s) != digits and ' ' not in s:
                 raise KnownError('%s: %r looks like a signature but has %d hex digits, not %d'
                                  % (where, s, len(s), digits))
