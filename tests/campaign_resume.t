@@ -98,4 +98,19 @@ a, b = (json.load(open(p)) for p in sys.argv[1:3])
 key = lambda r: sorted((x['signature'], x['count']) for x in r['buckets'])
 assert key(a) == key(b) and key(a), (key(a), key(b))
 EOF
+
+# An interrupted pre-merge says how to resume its campaign and then judge it: the campaign
+# resumed alone writes no verdict, JUnit file or summary.
+pm=$d/pm
+ci/premerge --preset "$d/resume.preset" --out "$pm" --no-build -j 1 --seed 5 --known /dev/null >"$d/pm.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do
+  [ -n "$(ls "$pm"/results/jobs/*/RUNNING 2>/dev/null)" ] && break
+  kill -0 $pid 2>/dev/null || break
+  sleep 0.1
+done
+sleep 1
+kill -INT $pid; wait $pid
+grep -q "resume with: ci/campaign --resume --out $pm, then judge it with ci/premerge --report-only --out $pm\$" "$d/pm.out"
+ok $? "an interrupted pre-merge says to judge the resumed campaign with --report-only ($(grep -o 'resume with.*' "$d/pm.out" | head -1))"
 tap_done

@@ -18,7 +18,7 @@ SIDES = ('base', 'patched')
 
 def run_side(args, out, pr, java_home, known, opts_fn, budget, seed):
     """One side's campaign in OUT/<side>; (campaign exit status, its report.json)."""
-    camp = Campaign(out, quiet=args.quiet)
+    camp = Campaign(out, quiet=args.quiet, judged_by=os.path.dirname(out))   # out: the pair's OUT/<side>
     code = camp.start(pr, opts_fn(args, java_home, known, budget=budget, seed=seed))
     return code, read_json(os.path.join(out, 'report.json'), {}) or {}
 
