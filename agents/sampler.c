@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "agent_config.h"
+#include "walker_cov.h"
 #include "guard.h"
 #include "inflight.h"
 #include "qops.h"
@@ -76,6 +77,7 @@ static void *sampler_main(void *arg)
             }
         }
         stats_add(STAT_ROUNDS, 1);
+        wcov_rearm(); /* blocks the VM's own threads reached, back for the walks */
         if (now - last_refresh >= 1000000000LL) { /* JIT code and heap mappings move over time */
             regions_refresh();
             last_refresh = now;

@@ -228,7 +228,8 @@ int stats_write_json(const char *path, double t, const char *config_line)
     struct wcov_counts wc;
     wcov_counts(&wc);
     fprintf(f, "  \"walker_blocks\": %u, \"walker_blocks_reached\": %u, \"walker_functions\": %u, "
-               "\"walker_functions_reached\": %u,\n", wc.blocks, wc.blocks_reached, wc.functions, wc.functions_reached);
+               "\"walker_functions_reached\": %u, \"walker_blocks_vm_only\": %u,\n", wc.blocks, wc.blocks_reached,
+            wc.functions, wc.functions_reached, wc.blocks_vm_only);
     /* Where the campaign let this VM run (ci/job pins each job to the CPUs it takes). */
     cpu_set_t cpus;
     fprintf(f, "  \"cpus_allowed\": \"");

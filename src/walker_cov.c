@@ -15,6 +15,7 @@
 #include "arch.h"
 #include "elf_note.h"
 #include "glob.h"
+#include "guard.h"
 #include "walker_cov.h"
 
 #if defined(__x86_64__) && __has_include(<capstone/capstone.h>)
@@ -35,7 +36,19 @@ static unsigned nblocks;
 static char (*fn_name)[NAME_MAX_LEN];
 static unsigned nfuncs;
 static _Atomic unsigned reached_blocks, reached_funcs;
-/* First hits in order, for wcov_take_new. */
+/* Traps of threads outside a guarded call (the VM's own: GC, deoptimization, its
+ * own stack walks) per block, at most REARM_MAX + 1: such a hit is not the
+ * walk's, so the block is put back (wcov_rearm) for a walk to reach, up to
+ * REARM_MAX times; a block the VM keeps running stays unarmed after that. */
+#define REARM_MAX 4
+static _Atomic uint8_t *block_vm;
+/* Blocks to arm again, from the handler to the one consumer (index + 1; 0:
+ * the slot's writer has not stored it yet). */
+#define REARM_RING 4096
+static _Atomic uint32_t rearm_ring[REARM_RING];
+static _Atomic unsigned rearm_head, rearm_tail;
+static _Atomic int disarmed;
+/* First hits of walks in order, for wcov_take_new. */
 static _Atomic uint32_t *order;
 static _Atomic unsigned order_n;
 static unsigned order_taken;
@@ -143,8 +156,23 @@ static long find_block(uintptr_t pc)
     return lo < nblocks && block_pc[lo] == pc ? (long)lo : -1;
 }
 
+/* [handler-safe] A VM thread's hit: the block goes back on the ring, unless
+ * it is full (it then stays unarmed). */
+static void queue_rearm(long i)
+{
+    unsigned k = atomic_fetch_add(&rearm_head, 1);
+    if (k - atomic_load_explicit(&rearm_tail, memory_order_relaxed) >= REARM_RING) {
+        atomic_fetch_sub(&rearm_head, 1);
+        return;
+    }
+    atomic_store(&rearm_ring[k % REARM_RING], (uint32_t)i + 1);
+}
+
 /* [handler-safe] One of our breakpoints: put the byte back, note the block,
- * run the instruction. Anything else goes to the handler before ours. */
+ * run the instruction. Only a thread inside a guarded call is walking: a hit
+ * of any other is the VM's own work (a GC scanning frames, a deoptimization
+ * unpacking them), not the walk's, and the block is armed again later (up to
+ * REARM_MAX times). Anything else goes to the handler before ours. */
 static void on_trap(int sig, siginfo_t *si, void *ucv)
 {
     ucontext_t *uc = ucv;
@@ -154,7 +182,9 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
         volatile uint8_t *code = (volatile uint8_t *)block_pc[i];
         if (*code == 0xCC) *code = block_orig[i];
         *pcp = block_pc[i];
-        if (!atomic_exchange(&block_hit[i], 1)) {
+        if (!guard_in_call()) {
+            if (!atomic_load(&block_hit[i]) && atomic_fetch_add(&block_vm[i], 1) < REARM_MAX) queue_rearm(i);
+        } else if (!atomic_exchange(&block_hit[i], 1)) {
             unsigned k = atomic_fetch_add(&order_n, 1);
             if (k < nblocks) atomic_store(&order[k], (uint32_t)i);
             atomic_fetch_add(&reached_blocks, 1);
@@ -339,9 +369,24 @@ static int arm(char *why, size_t len)
 void wcov_disarm(void)
 {
 #ifdef WCOV_SUPPORTED
+    atomic_store(&disarmed, 1); /* before the bytes: wcov_rearm must not undo it */
     for (unsigned i = 0; i < nblocks; i++) {
         volatile uint8_t *code = (volatile uint8_t *)block_pc[i];
         if (*code == 0xCC && block_orig[i] != 0xCC) *code = block_orig[i];
+    }
+#endif
+}
+
+void wcov_rearm(void)
+{
+#ifdef WCOV_SUPPORTED
+    unsigned tail = atomic_load_explicit(&rearm_tail, memory_order_relaxed);
+    while (tail != atomic_load(&rearm_head)) {
+        uint32_t v = atomic_exchange(&rearm_ring[tail % REARM_RING], 0);
+        if (!v) break; /* claimed, not yet written: the next call takes it */
+        atomic_store_explicit(&rearm_tail, ++tail, memory_order_relaxed);
+        if (!atomic_load(&disarmed) && !atomic_load(&block_hit[v - 1]))
+            *(volatile uint8_t *)block_pc[v - 1] = 0xCC;
     }
 #endif
 }
@@ -374,10 +419,11 @@ int wcov_start(char *why, size_t len)
     block_orig = calloc(MAX_BLOCKS, 1);
     block_fn = calloc(MAX_BLOCKS, sizeof *block_fn);
     block_hit = calloc(MAX_BLOCKS, 1);
+    block_vm = calloc(MAX_BLOCKS, 1);
     order = calloc(MAX_BLOCKS, sizeof *order);
     fn_name = calloc(MAX_FUNCS, sizeof *fn_name);
     fn_hit = calloc(MAX_FUNCS, 1);
-    if (!block_pc || !block_orig || !block_fn || !block_hit || !order || !fn_name || !fn_hit)
+    if (!block_pc || !block_orig || !block_fn || !block_hit || !block_vm || !order || !fn_name || !fn_hit)
         return snprintf(why, len, "walker coverage: out of memory"), -1;
     if (load_capstone(why, len)) {
         snprintf(not_armed, sizeof not_armed, "%s", why);
@@ -427,10 +473,14 @@ void wcov_counts(struct wcov_counts *o)
 {
     o->blocks = nblocks, o->functions = nfuncs;
     o->blocks_reached = atomic_load(&reached_blocks), o->functions_reached = atomic_load(&reached_funcs);
+    o->blocks_vm_only = 0;
+    for (unsigned i = 0; block_vm && i < nblocks; i++)
+        o->blocks_vm_only += atomic_load(&block_vm[i]) && !atomic_load(&block_hit[i]);
 }
 
 int wcov_take_new(uint32_t *idx, int max)
 {
+    wcov_rearm();
     unsigned end = atomic_load(&order_n);
     if (end > nblocks) end = nblocks;
     int n = 0;
@@ -471,8 +521,8 @@ void wcov_summary(char *out, size_t len)
     wcov_counts(&c);
     if (!c.blocks) snprintf(out, len, "%s", not_armed);
     else
-        snprintf(out, len, "walker coverage: %u of %u blocks (%u of %u functions)", c.blocks_reached, c.blocks,
-                 c.functions_reached, c.functions);
+        snprintf(out, len, "walker coverage: %u of %u blocks (%u of %u functions); %u more reached by the VM's own threads only",
+                 c.blocks_reached, c.blocks, c.functions_reached, c.functions, c.blocks_vm_only);
 }
 
 int wcov_finish(const char *dir, char *out, size_t len)

@@ -3,9 +3,11 @@
  * has reached, without rebuilding the VM. The walker's functions are found
  * in libjvm's symbol table (or its -dbg file, by build-id) by the patterns
  * of walker_functions.def, their blocks by disassembly (capstone), and
- * each block's first instruction gets a one-shot int3: the first thread to
- * reach it traps, the SIGTRAP handler puts the byte back and notes the
- * block, and the code runs on untouched from then on. Only libjvm's own
+ * each block's first instruction gets an int3: the first thread to reach it
+ * traps, the SIGTRAP handler puts the byte back, and the code runs on
+ * untouched from then on. A block counts when that thread was walking for
+ * us (inside a guarded call); one the VM's own threads reached first is
+ * counted apart and armed again, a few times at most. Only libjvm's own
  * text is patched, never the code cache. x86_64 only.
  */
 #ifndef ASGF_WALKER_COV_H
@@ -21,15 +23,22 @@ int wcov_start(char *why, size_t len);
 
 struct wcov_counts {
     unsigned blocks, functions;            /* armed */
-    unsigned blocks_reached, functions_reached;
+    unsigned blocks_reached, functions_reached;   /* by walks: threads inside a guarded call */
+    unsigned blocks_vm_only;                      /* hit by the VM's own threads, by no walk yet */
 };
 /* [handler-safe] */
 void wcov_counts(struct wcov_counts *out);
 
-/* [handler-safe] The blocks first reached since the last call, by index
- * (0 .. blocks-1), for fuzzer feedback; at most max; returns how many. One
- * consumer only. */
+/* [handler-safe] The blocks first reached by a walk since the last call, by
+ * index (0 .. blocks-1), for fuzzer feedback; at most max; returns how many.
+ * Calls wcov_rearm first. One consumer only. */
 int wcov_take_new(uint32_t *idx, int max);
+
+/* [handler-safe] Arms again the blocks a thread outside any walk (the VM's
+ * own) reached since the last call, unless a walk reached them meanwhile or
+ * wcov_disarm ran. Called by the one consumer of wcov_take_new, or, where
+ * there is none (the stress agent), by one periodic thread. */
+void wcov_rearm(void);
 
 /* [handler-safe] Puts back every byte still armed. For a fatal fault on its
  * way to the VM: the VM's error reporter walks stacks through the very

@@ -34,6 +34,14 @@ rc=$?
 reached=$(json_field "$d/all/summary.json" walker_blocks_reached)
 [ $rc -le 1 ] && ! ls "$d"/all/hs_err* > /dev/null 2>&1 && ! grep -qi 'breakpoint trap' "$d/all/log" && [ "$reached" -gt 0 ]
 ok $? "every workload at once under the agent with walker_cov=1: exit $rc, no hs_err, no stray SIGTRAP, $reached blocks reached"
+# Only walks count: the blocks the VM's own threads ran (a GC scanning frames, a
+# deoptimization unpacking them, compiled code made not entrant) are counted apart,
+# and none of those functions is in the walks' list.
+vm=$(json_field "$d/all/summary.json" walker_blocks_vm_only)
+own=$(grep -cE ' (frame::oops_|nmethod::oops_do|nmethod::make_not_entrant|vframeArray(Element)?::unpack|CompiledMethod::cleanup_inline_caches)' \
+  "$(find "$d/all" -name walker-coverage.txt | head -1)")
+[ "${vm:-0}" -gt 0 ] && [ "$own" = 0 ]
+ok $? "the blocks the VM's own threads reached are counted apart ($vm), none in the walks' list ($own VM-only blocks there)"
 
 # A real VM crash with coverage armed: the fault is disarmed on its way to
 # the VM, whose error reporter walks the stack through the armed functions
