@@ -20,6 +20,10 @@ echo '{"version": 1, "files": {"x": 5}}' >"$tmp/o/index.json"
 $T -q --out "$tmp/o" "$tmp/empty" >/dev/null 2>"$tmp/e1"; rc=$?
 [ $rc = 2 ] && no_tb "$tmp/e1" && grep -q "$tmp/o/index.json is damaged" "$tmp/e1" && grep -q "'x'" "$tmp/e1"
 ok $? "index.json with a file entry that is no object: exit 2 naming the file and the entry (rc $rc: $(show "$tmp/e1"))"
+echo '{"version": 1, "files": {"y": {"status": "counts", "total": 3}}}' >"$tmp/o/index.json"
+$T -q --out "$tmp/o" "$tmp/empty" >/dev/null 2>"$tmp/e2"; rc=$?
+[ $rc = 2 ] && no_tb "$tmp/e2" && grep -q "files\['y'\] has no valid 'key'" "$tmp/e2"
+ok $? "index.json with a counts entry without its key: exit 2 naming the entry and field (rc $rc: $(show "$tmp/e2"))"
 
 # -- rules: a field of the wrong type, no rules at all -----------------------------------
 crash-triage/testdata-gen/mktree "$tmp/tree" hs_err-17-agct-signal-1 >/dev/null
@@ -48,6 +52,9 @@ ok $? "a rules file with no rules ({}): exit 2 naming what is missing (rc $rc: $
 rules noskip 'del r["skip"]'; rc=$?
 [ $rc = 2 ] && grep -q "noskip.json: .*missing .*'skip'" "$tmp/noskip.err" && ! grep -q "'entry'" "$tmp/noskip.err"
 ok $? "a rules file without its skip list: exit 2 naming that list alone (rc $rc: $(show "$tmp/noskip.err"))"
+rules fmt 'r["title_format"] = "{signal} at {place}"'; rc=$?
+[ $rc = 2 ] && no_tb "$tmp/fmt.err" && grep -q "fmt.json: 'title_format' .*only {signal} and {frames}" "$tmp/fmt.err"
+ok $? "a title format with another placeholder: exit 2 when the rules are read (rc $rc: $(show "$tmp/fmt.err"))"
 
 # -- bucket.json: member settings that are not an object of strings ----------------------
 mkdir -p "$tmp/build/fuzz" "$tmp/rt"

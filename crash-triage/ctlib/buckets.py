@@ -56,6 +56,17 @@ def _check_index(d):
     for path, e in d['files'].items():
         if not isinstance(e, dict):
             return 'files[%r] is not an object' % path
+        # the fields a run reads back, each of the type it reads
+        wrong = next((k for k, ok in (
+            ('status', isinstance(e.get('status'), str)),
+            ('buckets', isinstance(e.get('buckets', []), list) and all(isinstance(x, str) for x in e.get('buckets', []))),
+            ('replay_failures', type(e.get('replay_failures', 0)) is int),
+            ('key', e.get('status') != 'counts' or isinstance(e.get('key'), str)),
+            ('total', e.get('status') != 'counts' or type(e.get('total')) is int),
+            ('size', e.get('size') is None or type(e['size']) is int),
+            ('mtime_ns', e.get('mtime_ns') is None or type(e['mtime_ns']) is int)) if not ok), None)
+        if wrong:
+            return 'files[%r] has no valid %r' % (path, wrong)
     return None
 
 

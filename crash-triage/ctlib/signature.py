@@ -72,6 +72,16 @@ def validate(data, src='rules'):
     for k, (good, want) in TOP_TYPES.items():
         if k in data and not good(data[k]):
             raise RulesError('%s: %r must be %s, not %s' % (src, k, want, json.dumps(data[k])))
+    # A title format with another placeholder (or a stray brace) would fail on the first
+    # report titled, long after the rules were read.
+    for k, fields in (('title_format', ('signal', 'frames')), ('title_format_no_frames', ('signal',)),
+                      ('title_format_no_stack', ('signal',))):
+        if k in data:
+            try:
+                data[k].format(**{f: 'x' for f in fields})
+            except (KeyError, IndexError, ValueError) as e:
+                raise RulesError('%s: %r %s: only %s may appear in braces (%s)'
+                                 % (src, k, json.dumps(data[k]), ' and '.join('{%s}' % f for f in fields), e))
     for name, allowed in LIST_KEYS.items():
         lst = data.get(name, [])
         if not isinstance(lst, list):
