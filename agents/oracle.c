@@ -37,6 +37,7 @@
 #include "regions.h"
 #include "sigsafe.h"
 #include "guard.h"
+#include "walking.h"
 #include "inflight.h"
 
 #define ORACLE_DEPTH 1024
@@ -93,7 +94,9 @@ static void on_walk_signal(int sig, siginfo_t *si, void *uc)
             /* An unmutated walk: a VM that dies in it is not the last case's. */
             uint32_t kept = inflight_hide();
             ASGCT_CallTrace t = {req.env, 0, req.frames};
+            walking_begin();
             walker(&t, req.depth, uc);
+            walking_end();
             inflight_restore(kept);
             req.n = t.num_frames;
         }

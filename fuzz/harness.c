@@ -559,6 +559,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
         struct exec_ctx cx = {h.api, case_mode_name(r->prog.mode), buf, len, q, r->frames, HARNESS_FRAMES};
         r->target_rc = target_run(r->tid, r->prog.mode, &cx, &r->prog, &r->out, h.cfg.case_timeout_ms * 1000000LL);
         placement_tick();
+        wcov_rearm(); /* blocks the VM's own threads reached, back for the walks (feedback on or off) */
     }
     if (r->target_rc != TARGET_RAN) {
         memset(&r->out, 0, sizeof r->out);

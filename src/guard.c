@@ -15,6 +15,7 @@
 #include "regions.h"
 #include "sigsafe.h"
 #include "walker_cov.h"
+#include "walking.h"
 
 #define SLOTS 256
 
@@ -278,7 +279,9 @@ static struct slot *claim(int tid)
 int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guard_fault *fault)
 {
     if (!atomic_load_explicit(&enabled, memory_order_relaxed) || mode == GUARD_NONE) {
+        walking_begin(); /* protection off: the walk runs bare, and is still ours */
         fn(arg);
+        walking_end();
         return 0;
     }
     if (my_slot) {
@@ -295,6 +298,7 @@ int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guar
     s->state_op = NULL;
     s->entry_sp = (uintptr_t)__builtin_frame_address(0);
     my_slot = s;
+    walking_begin(); /* once: a fault comes back to the sigsetjmp below */
     int sig = sigsetjmp(s->jb, 0);
     if (sig == 0) {
         atomic_store(&s->armed, 1);
@@ -303,6 +307,7 @@ int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guar
     } else {
         pthread_sigmask(SIG_SETMASK, &s->fault_mask, NULL);
     }
+    walking_end();
     my_slot = NULL;
     atomic_store(&s->owner, 0);
     return sig;

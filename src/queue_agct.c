@@ -9,6 +9,7 @@
 #include "jvm_threads.h"
 #include "queue_agct.h"
 #include "sigsafe.h"
+#include "walking.h"
 
 /* A retired queue is reused only after this long, so a signal handler
  * that fetched it just before its thread ended has long finished. */
@@ -264,7 +265,10 @@ static void process_one(ASGST_Queue *q, jvmtiFrameInfo *jf, ASGCT_CallFrame *fra
     if (!n) return;
 
     jint count = 0;
-    if ((*jvmti)->GetStackTrace(jvmti, q->thread, 0, walk_depth, jf, &count) != JVMTI_ERROR_NONE) {
+    walking_begin();
+    jvmtiError err = (*jvmti)->GetStackTrace(jvmti, q->thread, 0, walk_depth, jf, &count);
+    walking_end();
+    if (err != JVMTI_ERROR_NONE) {
         atomic_fetch_add(&n_walk_errors, 1);
         return;
     }

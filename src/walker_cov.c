@@ -15,7 +15,7 @@
 #include "arch.h"
 #include "elf_note.h"
 #include "glob.h"
-#include "guard.h"
+#include "walking.h"
 #include "walker_cov.h"
 
 #if defined(__x86_64__) && __has_include(<capstone/capstone.h>)
@@ -42,12 +42,6 @@ static _Atomic unsigned reached_blocks, reached_funcs;
  * REARM_MAX times; a block the VM keeps running stays unarmed after that. */
 #define REARM_MAX 4
 static _Atomic uint8_t *block_vm;
-/* Blocks to arm again, from the handler to the one consumer (index + 1; 0:
- * the slot's writer has not stored it yet). */
-#define REARM_RING 4096
-static _Atomic uint32_t rearm_ring[REARM_RING];
-static _Atomic unsigned rearm_head, rearm_tail;
-static _Atomic int disarmed;
 /* First hits of walks in order, for wcov_take_new. */
 static _Atomic uint32_t *order;
 static _Atomic unsigned order_n;
@@ -66,6 +60,12 @@ static const struct {
 };
 
 static uint8_t *block_orig;         /* the bytes the int3s replaced */
+/* Blocks to arm again, from the handler to the one consumer (index + 1; 0:
+ * the slot's writer has not stored it yet). */
+#define REARM_RING 4096
+static _Atomic uint32_t rearm_ring[REARM_RING];
+static _Atomic unsigned rearm_head, rearm_tail;
+static _Atomic int disarmed;
 static _Atomic uint8_t *fn_hit;
 static struct sigaction previous;
 static _Atomic int started;
@@ -160,11 +160,12 @@ static long find_block(uintptr_t pc)
  * it is full (it then stays unarmed). */
 static void queue_rearm(long i)
 {
-    unsigned k = atomic_fetch_add(&rearm_head, 1);
-    if (k - atomic_load_explicit(&rearm_tail, memory_order_relaxed) >= REARM_RING) {
-        atomic_fetch_sub(&rearm_head, 1);
-        return;
-    }
+    /* A claim is never taken back: a slot claimed and left empty would stop
+     * the consumer for good. */
+    unsigned k = atomic_load(&rearm_head);
+    do {
+        if (k - atomic_load(&rearm_tail) >= REARM_RING) return;
+    } while (!atomic_compare_exchange_weak(&rearm_head, &k, k + 1));
     atomic_store(&rearm_ring[k % REARM_RING], (uint32_t)i + 1);
 }
 
@@ -182,7 +183,7 @@ static void on_trap(int sig, siginfo_t *si, void *ucv)
         volatile uint8_t *code = (volatile uint8_t *)block_pc[i];
         if (*code == 0xCC) *code = block_orig[i];
         *pcp = block_pc[i];
-        if (!guard_in_call()) {
+        if (!walking_now()) {
             if (!atomic_load(&block_hit[i]) && atomic_fetch_add(&block_vm[i], 1) < REARM_MAX) queue_rearm(i);
         } else if (!atomic_exchange(&block_hit[i], 1)) {
             unsigned k = atomic_fetch_add(&order_n, 1);
@@ -385,8 +386,13 @@ void wcov_rearm(void)
         uint32_t v = atomic_exchange(&rearm_ring[tail % REARM_RING], 0);
         if (!v) break; /* claimed, not yet written: the next call takes it */
         atomic_store_explicit(&rearm_tail, ++tail, memory_order_relaxed);
-        if (!atomic_load(&disarmed) && !atomic_load(&block_hit[v - 1]))
-            *(volatile uint8_t *)block_pc[v - 1] = 0xCC;
+        if (atomic_load(&disarmed) || atomic_load(&block_hit[v - 1])) continue;
+        volatile uint8_t *code = (volatile uint8_t *)block_pc[v - 1];
+        *code = 0xCC;
+        /* A fatal fault's wcov_disarm between the check and the store: undo
+         * it, the VM's error report walks these functions. */
+        atomic_thread_fence(memory_order_seq_cst);
+        if (atomic_load(&disarmed)) *code = block_orig[v - 1];
     }
 #endif
 }
@@ -480,7 +486,6 @@ void wcov_counts(struct wcov_counts *o)
 
 int wcov_take_new(uint32_t *idx, int max)
 {
-    wcov_rearm();
     unsigned end = atomic_load(&order_n);
     if (end > nblocks) end = nblocks;
     int n = 0;

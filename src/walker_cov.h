@@ -31,13 +31,13 @@ void wcov_counts(struct wcov_counts *out);
 
 /* [handler-safe] The blocks first reached by a walk since the last call, by
  * index (0 .. blocks-1), for fuzzer feedback; at most max; returns how many.
- * Calls wcov_rearm first. One consumer only. */
+ * One consumer only. */
 int wcov_take_new(uint32_t *idx, int max);
 
 /* [handler-safe] Arms again the blocks a thread outside any walk (the VM's
  * own) reached since the last call, unless a walk reached them meanwhile or
- * wcov_disarm ran. Called by the one consumer of wcov_take_new, or, where
- * there is none (the stress agent), by one periodic thread. */
+ * wcov_disarm ran. One thread only: the harness's after each case, the stress
+ * agent's sampler each round. */
 void wcov_rearm(void);
 
 /* [handler-safe] Puts back every byte still armed. For a fatal fault on its

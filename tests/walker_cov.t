@@ -42,6 +42,11 @@ own=$(grep -cE ' (frame::oops_|nmethod::oops_do|nmethod::make_not_entrant|vframe
   "$(find "$d/all" -name walker-coverage.txt | head -1)")
 [ "${vm:-0}" -gt 0 ] && [ "$own" = 0 ]
 ok $? "the blocks the VM's own threads reached are counted apart ($vm), none in the walks' list ($own VM-only blocks there)"
+# With protection off the walks run bare (no guarded call), and are still the walks.
+run_stress "$d/p0" "walker_cov=1,protect=0" spin 4 1
+p0=$(json_field "$d/p0/summary.json" walker_blocks_reached)
+[ "${p0:-0}" -gt 0 ] && grep -q ' AsyncGetCallTrace$' "$d/p0/walker-coverage.txt"
+ok $? "protection off: the walks' blocks still count ($p0, AsyncGetCallTrace's among them)"
 
 # A real VM crash with coverage armed: the fault is disarmed on its way to
 # the VM, whose error reporter walks the stack through the armed functions
