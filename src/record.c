@@ -484,7 +484,12 @@ int record_note_libraries(const char *dir)
     struct lib_list l = {0};
     char *text = NULL;
     int rc = -1;
-    regions_each_file(add_library, &l);
+    if (regions_each_file(add_library, &l)) {
+        /* More mappings than the snapshot holds: a list cut short is no list
+         * (triage would take a module missing from it for one not loaded). */
+        rc = unlink(path) && errno != ENOENT ? -1 : 0;
+        goto out;
+    }
     if (l.failed) goto out;
     if (l.n) qsort(l.lines, l.n, sizeof *l.lines, path_cmp);
     if (!(text = malloc(l.len + 1))) goto out;

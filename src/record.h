@@ -81,7 +81,9 @@ int record_note_sysroot(const char *dir);
  * that already holds the same list is left as it is. Call once the JVM is up;
  * libraries loaded later (a workload's JNI library) are not in it. The
  * build-ids let triage tell an hs_err's libjvm from one rebuilt at the same
- * path since. 0, or -1 with errno set. */
+ * path since. A process with more mappings than the regions snapshot holds
+ * gets no list (one already there is removed): a list cut short is no list.
+ * 0, or -1 with errno set. */
 int record_note_libraries(const char *dir);
 
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):

@@ -25,6 +25,7 @@ struct map {
 
 struct snapshot {
     int n;
+    int partial; /* maps or paths left out: more than MAX_MAPS, or POOL_SIZE of paths */
     struct map m[MAX_MAPS];
     char pool[POOL_SIZE];
     uintptr_t code_lo, code_hi, jvm_lo, jvm_hi, heap_lo, heap_hi, hole_lo, hole_hi;
@@ -142,7 +143,12 @@ static int read_maps(struct snapshot *s, size_t *pool_used)
     FILE *f = fopen("/proc/self/maps", "r");
     if (!f) return -1;
     char line[4096];
-    while (s->n < MAX_MAPS && fgets(line, sizeof line, f)) {
+    s->partial = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (s->n == MAX_MAPS) {
+            s->partial = 1;
+            break;
+        }
         unsigned long lo, hi, off;
         char perms[8];
         int path_at = 0;
@@ -157,6 +163,8 @@ static int read_maps(struct snapshot *s, size_t *pool_used)
             memcpy(s->pool + *pool_used, path, plen + 1);
             m->path = (uint32_t)*pool_used;
             *pool_used += plen + 1;
+        } else if (path[0] == '/') {
+            s->partial = 1;
         }
     }
     fclose(f);
@@ -229,7 +237,7 @@ const char *regions_module_and_id(uintptr_t addr, uintptr_t *offset, const char 
 
 const char *regions_module_of(uintptr_t addr, uintptr_t *offset) { return regions_module_and_id(addr, offset, NULL); }
 
-void regions_each_file(void (*fn)(const char *path, const char *build_id, void *arg), void *arg)
+int regions_each_file(void (*fn)(const char *path, const char *build_id, void *arg), void *arg)
 {
     pthread_mutex_lock(&refresh_lock);
     const struct snapshot *s = current();
@@ -238,7 +246,9 @@ void regions_each_file(void (*fn)(const char *path, const char *build_id, void *
         if (!m->path || m->path >= POOL_SIZE) continue;
         fn(s->pool + m->path, m->build_id && m->build_id < POOL_SIZE ? s->pool + m->build_id : NULL, arg);
     }
+    int whole = s && !s->partial;
     pthread_mutex_unlock(&refresh_lock);
+    return whole ? 0 : -1;
 }
 
 int regions_in_libjvm(uintptr_t addr)

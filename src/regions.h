@@ -31,8 +31,9 @@ const char *regions_module_and_id(uintptr_t addr, uintptr_t *offset, const char 
 /* Not handler-safe: calls fn once for each file mapping of the current
  * snapshot, in address order, with its path and the build-id of the loaded
  * object it belongs to (NULL as for regions_module_and_id), under the lock
- * that keeps a refresh from reusing the snapshot meanwhile. */
-void regions_each_file(void (*fn)(const char *path, const char *build_id, void *arg), void *arg);
+ * that keeps a refresh from reusing the snapshot meanwhile. 0, or -1 when
+ * the snapshot left mappings or paths out (too many for its arrays). */
+int regions_each_file(void (*fn)(const char *path, const char *build_id, void *arg), void *arg);
 
 /* [handler-safe] Whether addr is in an executable mapping of libjvm.so. */
 int regions_in_libjvm(uintptr_t addr);
