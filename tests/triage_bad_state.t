@@ -24,6 +24,10 @@ echo '{"version": 1, "files": {"y": {"status": "counts", "total": 3}}}' >"$tmp/o
 $T -q --out "$tmp/o" "$tmp/empty" >/dev/null 2>"$tmp/e2"; rc=$?
 [ $rc = 2 ] && no_tb "$tmp/e2" && grep -q "files\['y'\] has no valid 'key'" "$tmp/e2"
 ok $? "index.json with a counts entry without its key: exit 2 naming the entry and field (rc $rc: $(show "$tmp/e2"))"
+echo '{"version": 1, "files": {"z": {"status": "ignored", "key": []}}}' >"$tmp/o/index.json"
+$T -q --out "$tmp/o" "$tmp/empty" >/dev/null 2>"$tmp/e3"; rc=$?
+[ $rc = 2 ] && no_tb "$tmp/e3" && grep -q "files\['z'\] has no valid 'key'" "$tmp/e3"
+ok $? "index.json with a key that is no string on an ignored entry: exit 2 (rc $rc: $(show "$tmp/e3"))"
 
 # -- rules: a field of the wrong type, no rules at all -----------------------------------
 crash-triage/testdata-gen/mktree "$tmp/tree" hs_err-17-agct-signal-1 >/dev/null
@@ -55,6 +59,9 @@ ok $? "a rules file without its skip list: exit 2 naming that list alone (rc $rc
 rules fmt 'r["title_format"] = "{signal} at {place}"'; rc=$?
 [ $rc = 2 ] && no_tb "$tmp/fmt.err" && grep -q "fmt.json: 'title_format' .*only {signal} and {frames}" "$tmp/fmt.err"
 ok $? "a title format with another placeholder: exit 2 when the rules are read (rc $rc: $(show "$tmp/fmt.err"))"
+rules fmt2 'r["title_format"] = "{signal.name} in {frames}"'; rc=$?
+[ $rc = 2 ] && no_tb "$tmp/fmt2.err" && grep -q "fmt2.json: 'title_format'" "$tmp/fmt2.err"
+ok $? "... or an attribute of one: exit 2 (rc $rc: $(show "$tmp/fmt2.err"))"
 
 # -- bucket.json: member settings that are not an object of strings ----------------------
 mkdir -p "$tmp/build/fuzz" "$tmp/rt"

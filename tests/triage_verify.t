@@ -77,4 +77,9 @@ rm "$run/records/record-1-2-0.txt"; sed -i "s/^case: .*/case: $(hex "$d/small.ca
 crash-triage/triage -q --replay-cmd "$FAKE" --out "$d/o4" "$run" >/dev/null 2>&1
 got=$(smallest "$d/o4"); [ "$got" = "$(wc -c <"$d/small.case") same=0" ] && grep -q 'no saved case of this bucket faulted again in a fresh JVM' "$d/o4/report.md"
 ok $? "a bucket none of whose cases faults again says so in report.md ($got)"
+# A later record with the bytes of a case already tried takes its answer: no replay again.
+sed "s/^pid: .*/pid: 77/" "$rec" >"$run/records/record-77-78-0.txt"
+FAKE_REPLAY_ENVLOG=$d/env5 crash-triage/triage -q --replay-cmd "$FAKE" --out "$d/o4" "$run" >/dev/null 2>&1
+got=$(smallest "$d/o4"); [ ! -s "$d/env5" ] && [ "$got" = "$(wc -c <"$d/small.case") same=0" ]
+ok $? "a later member with a tried case's bytes is not replayed again ($got; $(wc -l <"$d/env5" 2>/dev/null || echo 0) replays)"
 tap_done

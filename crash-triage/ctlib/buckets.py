@@ -61,7 +61,7 @@ def _check_index(d):
             ('status', isinstance(e.get('status'), str)),
             ('buckets', isinstance(e.get('buckets', []), list) and all(isinstance(x, str) for x in e.get('buckets', []))),
             ('replay_failures', type(e.get('replay_failures', 0)) is int),
-            ('key', e.get('status') != 'counts' or isinstance(e.get('key'), str)),
+            ('key', isinstance(e.get('key'), str) if e.get('status') == 'counts' or 'key' in e else True),
             ('total', e.get('status') != 'counts' or type(e.get('total')) is int),
             ('size', e.get('size') is None or type(e['size']) is int),
             ('mtime_ns', e.get('mtime_ns') is None or type(e['mtime_ns']) is int)) if not ok), None)
@@ -251,6 +251,11 @@ class Store:
         case = self._write_case(sig, rep)
         if case:
             member['case'], member['case_bytes'], member['case_valid'] = case
+            # case files are named by their bytes: what a replay of them gave holds for this
+            # member too (crash-triage/ctlib/verify.py does not replay a case twice)
+            same = next((m for m in b['members'] if m.get('case') == member['case'] and 'replayed' in m), None)
+            if same is not None:
+                member['replayed'] = same['replayed']
         ids = self._ids.get(sig)
         if ids is None:
             ids = self._ids[sig] = {m['id'] for m in b['members']}

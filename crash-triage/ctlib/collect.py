@@ -233,7 +233,8 @@ def attach_run_libraries(rep, path):
     if not all(f.module in rep.module_paths for f in rep.frames if f.module and '/' not in f.module):
         listed = module_paths(list(libs), rep.frames, path_of=lambda l: l)
         rep.module_paths = {**listed, **rep.module_paths}    # the report's own list comes first
-    if rep.kind != 'record' and not rep.extra.get('build_ids'):
+    # a replay's report ran on the VM here now, not on the run's: no build-ids of that run
+    if rep.kind != 'record' and not rep.extra.get('build_ids') and not rep.extra.get('replayed_from'):
         used = {os.path.basename(f.module) for f in rep.frames if f.module}
         ids = {p: b for p, b in libs.items() if b and (os.path.basename(p) in used or p.endswith('/libjvm.so'))}
         if ids:

@@ -79,7 +79,7 @@ def validate(data, src='rules'):
         if k in data:
             try:
                 data[k].format(**{f: 'x' for f in fields})
-            except (KeyError, IndexError, ValueError) as e:
+            except (KeyError, IndexError, ValueError, AttributeError, TypeError) as e:
                 raise RulesError('%s: %r %s: only %s may appear in braces (%s)'
                                  % (src, k, json.dumps(data[k]), ' and '.join('{%s}' % f for f in fields), e))
     for name, allowed in LIST_KEYS.items():

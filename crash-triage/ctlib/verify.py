@@ -17,7 +17,8 @@ from . import collect, parse_fuzzer, signature
 
 RUNS = 1000         # walks in the one fresh JVM a try starts
 TRIES = 8           # distinct cases of one bucket tried in one triage run
-BUDGET = 90.0       # seconds of tries in one triage run: the rest wait for the next run
+BUDGET = 90.0       # seconds after which a triage run starts no more tries: the rest wait
+MIN_TIMEOUT = 30    # seconds a try may take at least (a JVM's start on a loaded machine)
 
 
 def _member(b, mid):
@@ -49,8 +50,10 @@ def smallest_cases(store, sigs, argv, rules, sym, budget=BUDGET, log=None):
                 left += 1
                 break
             case = os.path.join(store.bdir, sig, m['case'])
+            # the budget bounds the last try too: a hung replay ends by its time-out
+            timeout = min(parse_fuzzer.REPLAY_TIMEOUT, max(MIN_TIMEOUT, int(budget - (time.time() - t0))))
             reps, note = parse_fuzzer.replay(argv + ['-n', str(RUNS)], case, collect.parse_path, attempts=1,
-                                             settings=m['settings'])
+                                             settings=m['settings'], timeout=timeout)
             if not reps and parse_fuzzer.failed_to_run(note):
                 if log:
                     log('%s: its smallest case could not be replayed (%s)' % (sig, note))
