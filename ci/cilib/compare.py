@@ -18,7 +18,10 @@ SIDES = ('base', 'patched')
 
 def run_side(args, out, pr, java_home, known, opts_fn, budget, seed):
     """One side's campaign in OUT/<side>; (campaign exit status, its report.json)."""
-    camp = Campaign(out, quiet=args.quiet, judged_by=os.path.dirname(out))   # out: the pair's OUT/<side>
+    # A pair is not resumed: its sides must run the same plan in turn, and the one not
+    # started would have no campaign to resume.
+    camp = Campaign(out, quiet=args.quiet, resume_hint='a pre-merge pair is not resumed: judge what ran with '
+                    'ci/premerge --report-only --out %s, or run the check again' % shlex.quote(os.path.dirname(out)))
     code = camp.start(pr, opts_fn(args, java_home, known, budget=budget, seed=seed))
     return code, read_json(os.path.join(out, 'report.json'), {}) or {}
 

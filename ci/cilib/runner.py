@@ -149,12 +149,12 @@ def carried_known(cfg, out):
 
 
 class Campaign:
-    def __init__(self, out, quiet=False, log=sys.stderr, judged_by=None):
+    def __init__(self, out, quiet=False, log=sys.stderr, resume_hint=None):
         self.out = os.path.abspath(out)
         self.quiet = quiet
-        # the pre-merge directory that judges this campaign (ci/premerge), for the resume
-        # hint: a resumed campaign alone writes no verdict, JUnit file or summary
-        self.judged_by = judged_by
+        # what an interrupted run's last line says to do next, when not a plain
+        # resume (ci/premerge: a resumed campaign alone writes no verdict)
+        self.resume_hint = resume_hint
         self.log = log
         self.interrupts = 0
         self.interrupts_at_finish = 0
@@ -722,9 +722,7 @@ class Campaign:
         self.say('%s after %s: %s; %d buckets (%d new)%s' % (
             self.state['status'], hms(self.state['consumed']),
             ', '.join('%d %s' % (n, k) for k, n in sorted(counts.items())), b['buckets'], b['new'],
-            '; resume with: ci/campaign --resume --out %s%s' % (
-                shlex.quote(self.out), ', then judge it with ci/premerge --report-only --out %s'
-                % shlex.quote(self.judged_by) if self.judged_by else '')
+            '; %s' % (self.resume_hint or 'resume with: ci/campaign --resume --out %s' % shlex.quote(self.out))
             if self.state['status'] == 'interrupted' else ''))
         halted = [x for x in self.state.get('sessions', []) if x.get('parallel_exit') not in (None, 0, 255)]
         if halted and not_run:
