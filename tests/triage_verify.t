@@ -65,6 +65,19 @@ grep -q 'its case faulted again in a fresh JVM' "$d/o/report.md"; ok $? "report.
 FAKE_REPLAY_ENVLOG=$d/env2 crash-triage/triage --replay-cmd "$FAKE" --out "$d/o" "$run" >/dev/null 2>"$d/t2.err"
 [ ! -s "$d/env2" ] && ! grep -q smallest "$d/t2.err"; ok $? "a case once tried is not replayed again"
 
+# A case whose replay hangs (the run's settings plant a hang) is answered by the time-out,
+# once: the next run does not wait for it again.
+mkdir -p "$d/hang/records"
+(for v in $(env | sed -n 's/^\(ASGF_[A-Z0-9_]*\)=.*/\1/p'); do unset "$v"; done; unset LD_PRELOAD
+ . fuzz/replay-env.sh && ASGF_FAKE_HANG='RunWithIterator@*:1' write_replay_env "$d/hang/replay.env")
+touch -d '1 minute ago' "$d/hang/replay.env"
+cp "$run/records/record-1-2-0.txt" "$d/hang/records/"
+crash-triage/triage --replay-cmd "$FAKE" --out "$d/oh" "$d/hang" >/dev/null 2>&1
+got=$(python3 -c 'import glob,json,sys; print(json.load(open(glob.glob(sys.argv[1]+"/buckets/*/bucket.json")[0]))["smallest_case"]["replayed"])' "$d/oh")
+FAKE_REPLAY_ENVLOG=$d/envh crash-triage/triage -q --replay-cmd "$FAKE" --out "$d/oh" "$d/hang" >/dev/null 2>&1
+[[ $got == *"'hung': 20"* ]] && [ ! -s "$d/envh" ] && grep -q 'its case hung in a fresh JVM' "$d/oh/report.md"
+ok $? "a replay that hangs is answered by its time-out, once ($got; $(wc -l <"$d/envh" 2>/dev/null || echo 0) replays the next run)"
+
 # A record a stress job wrote (no harness settings: its case needs the job's workload,
 # which the replay tool does not run) is not tried.
 mkdir -p "$d/stress"; cp "$run/records/record-1-2-0.txt" "$d/stress/"

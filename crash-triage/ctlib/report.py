@@ -204,6 +204,8 @@ def replay_note(b):
         return ''
     if r.get('same'):
         return ' (its case faulted again in a fresh JVM)'
+    if r.get('hung'):
+        return ' (its case hung in a fresh JVM: no answer within %d s)' % r['hung']
     return (' (no saved case of this bucket faulted again in a fresh JVM, %d walks each: its fault '
             'needs the state of the run that met it)' % (r.get('runs') or 0))
 

@@ -18,7 +18,8 @@ from . import collect, parse_fuzzer, signature
 RUNS = 1000         # walks in the one fresh JVM a try starts
 TRIES = 8           # distinct cases of one bucket tried in one triage run
 BUDGET = 90.0       # seconds after which a triage run starts no more tries: the rest wait
-MIN_TIMEOUT = 30    # seconds a try may take at least (a JVM's start on a loaded machine)
+TRY_TIMEOUT = 20    # seconds of one try: a JVM's start and 1000 walks take 2-4 s here; a
+                    # case whose walk hangs (a walker looping) is answered by the time-out
 
 
 def _member(b, mid):
@@ -26,7 +27,10 @@ def _member(b, mid):
 
 
 def _to_try(b):
-    """The member whose case is the bucket's smallest.case, when it is worth a try."""
+    """The member whose case is the bucket's smallest.case, when it is worth a try: not
+    in a bucket one of whose replays hung (the others would hang alike)."""
+    if b.get('replay_hung'):
+        return None
     m = _member(b, (b.get('smallest_case') or {}).get('member'))
     if m is None or not m.get('case') or m.get('kind') == 'fuzzer' or 'replayed' in m:
         return None
@@ -38,23 +42,23 @@ def smallest_cases(store, sigs, argv, rules, sym, budget=BUDGET, log=None):
     command argv, where it was never tried; returns (cases tried, buckets whose smallest.case changed,
     buckets left for a later run when the budget ran out)."""
     t0, tried, changed, left = time.time(), 0, 0, 0
+    hung_in = set()      # settings under which a replay hung in this run: not tried again
     for sig in sigs:
         b = store.buckets.get(sig)
         first = (b or {}).get('smallest_case') or {}
         for _ in range(TRIES):
             b = store.buckets.get(sig)
             m = _to_try(b) if b else None
-            if m is None:
+            if m is None or frozenset(m['settings'].items()) in hung_in:
                 break
             if time.time() - t0 > budget:
                 left += 1
                 break
             case = os.path.join(store.bdir, sig, m['case'])
-            # the budget bounds the last try too: a hung replay ends by its time-out
-            timeout = min(parse_fuzzer.REPLAY_TIMEOUT, max(MIN_TIMEOUT, int(budget - (time.time() - t0))))
             reps, note = parse_fuzzer.replay(argv + ['-n', str(RUNS)], case, collect.parse_path, attempts=1,
-                                             settings=m['settings'], timeout=timeout)
-            if not reps and parse_fuzzer.failed_to_run(note):
+                                             settings=m['settings'], timeout=TRY_TIMEOUT)
+            hung = not reps and 'timed out' in note
+            if not reps and parse_fuzzer.failed_to_run(note) and not hung:
                 if log:
                     log('%s: its smallest case could not be replayed (%s)' % (sig, note))
                 break               # not the case's answer: a later run tries again
@@ -67,10 +71,14 @@ def smallest_cases(store, sigs, argv, rules, sym, budget=BUDGET, log=None):
                 same += r.extra.get('signature') in names
             for o in b['members']:       # one case file, shared by members with the same bytes
                 if o.get('case') == m['case']:
-                    o['replayed'] = {'runs': RUNS, 'reports': len(reps), 'same': same}
+                    o['replayed'] = dict({'runs': RUNS, 'reports': len(reps), 'same': same},
+                                         **({'hung': TRY_TIMEOUT} if hung else {}))
             tried += 1
+            if hung:
+                b['replay_hung'] = TRY_TIMEOUT
+                hung_in.add(frozenset(m['settings'].items()))
             store.refinish(sig)
-            if same:
+            if same or hung:
                 break
         now = (store.buckets.get(sig) or {}).get('smallest_case') or {}
         if now.get('member') != first.get('member'):
