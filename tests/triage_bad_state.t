@@ -41,27 +41,23 @@ json.dump(r, open(sys.argv[1], 'w'))
 EOF
   $T --rules "$tmp/$1.json" --no-symbolize --check "$hs" >/dev/null 2>"$tmp/$1.err"
 }
-rules top 'r["top_frames"] = "three"'; rc=$?
-[ $rc = 2 ] && no_tb "$tmp/top.err" && grep -q "top.json: 'top_frames' must be" "$tmp/top.err"
-ok $? "top_frames \"three\": exit 2 naming the file and the field (rc $rc: $(show "$tmp/top.err"))"
-rules sub 'r["normalize"][0]["sub"] = 5'; rc=$?
-[ $rc = 2 ] && no_tb "$tmp/sub.err" && grep -q "sub.json: normalize rule 1: key 'sub' must be" "$tmp/sub.err"
-ok $? "a rule's 'sub' that is a number: exit 2 naming the file, the rule and the key (rc $rc: $(show "$tmp/sub.err"))"
-rules class 'del r["signal_classes"][0]["class"]'; rc=$?
-[ $rc = 2 ] && no_tb "$tmp/class.err" && grep -q "class.json: signal_classes rule 1: missing key 'class'" "$tmp/class.err"
-ok $? "a signal class without its 'class': exit 2 naming it (rc $rc: $(show "$tmp/class.err"))"
-rules none 'r.clear()'; rc=$?
-[ $rc = 2 ] && grep -q "none.json: .*missing .*'skip'" "$tmp/none.err"
-ok $? "a rules file with no rules ({}): exit 2 naming what is missing (rc $rc: $(show "$tmp/none.err"))"
+refused() {   # refused NAME PYTHON-EDIT PATTERN DESCRIPTION: exit 2, no traceback, PATTERN said
+  rules "$1" "$2"; local rc=$?
+  [ $rc = 2 ] && no_tb "$tmp/$1.err" && grep -q -- "$3" "$tmp/$1.err"
+  ok $? "$4 (rc $rc: $(show "$tmp/$1.err"))"
+}
+refused top 'r["top_frames"] = "three"' "top.json: 'top_frames' must be" 'top_frames "three": exit 2 naming the file and the field'
+refused sub 'r["normalize"][0]["sub"] = 5' "sub.json: normalize rule 1: key 'sub' must be" \
+  "a rule's 'sub' that is a number: exit 2 naming the file, the rule and the key"
+refused class 'del r["signal_classes"][0]["class"]' "class.json: signal_classes rule 1: missing key 'class'" \
+  "a signal class without its 'class': exit 2 naming it"
+refused none 'r.clear()' "none.json: .*missing .*'skip'" 'a rules file with no rules ({}): exit 2 naming what is missing'
 rules noskip 'del r["skip"]'; rc=$?
 [ $rc = 2 ] && grep -q "noskip.json: .*missing .*'skip'" "$tmp/noskip.err" && ! grep -q "'entry'" "$tmp/noskip.err"
 ok $? "a rules file without its skip list: exit 2 naming that list alone (rc $rc: $(show "$tmp/noskip.err"))"
-rules fmt 'r["title_format"] = "{signal} at {place}"'; rc=$?
-[ $rc = 2 ] && no_tb "$tmp/fmt.err" && grep -q "fmt.json: 'title_format' .*only {signal} and {frames}" "$tmp/fmt.err"
-ok $? "a title format with another placeholder: exit 2 when the rules are read (rc $rc: $(show "$tmp/fmt.err"))"
-rules fmt2 'r["title_format"] = "{signal.name} in {frames}"'; rc=$?
-[ $rc = 2 ] && no_tb "$tmp/fmt2.err" && grep -q "fmt2.json: 'title_format'" "$tmp/fmt2.err"
-ok $? "... or an attribute of one: exit 2 (rc $rc: $(show "$tmp/fmt2.err"))"
+refused fmt 'r["title_format"] = "{signal} at {place}"' "fmt.json: 'title_format' .*only {signal} and {frames}" \
+  'a title format with another placeholder: exit 2 when the rules are read'
+refused fmt2 'r["title_format"] = "{signal.name} in {frames}"' "fmt2.json: 'title_format'" '... or an attribute of one: exit 2'
 
 # -- bucket.json: member settings that are not an object of strings ----------------------
 mkdir -p "$tmp/build/fuzz" "$tmp/rt"
