@@ -170,7 +170,7 @@ static void queue_rearm(long i)
 }
 
 /* [handler-safe] One of our breakpoints: put the byte back, note the block,
- * run the instruction. Only a thread inside a guarded call is walking: a hit
+ * run the instruction. Only a thread walking for us (walking.h) counts: a hit
  * of any other is the VM's own work (a GC scanning frames, a deoptimization
  * unpacking them), not the walk's, and the block is armed again later (up to
  * REARM_MAX times). Anything else goes to the handler before ours. */
