@@ -36,8 +36,8 @@ static unsigned nblocks;
 static char (*fn_name)[NAME_MAX_LEN];
 static unsigned nfuncs;
 static _Atomic unsigned reached_blocks, reached_funcs;
-/* Traps of threads outside a guarded call (the VM's own: GC, deoptimization, its
- * own stack walks) per block, at most REARM_MAX + 1: such a hit is not the
+/* Traps of threads not walking for us (walking.h: the VM's own, a GC,
+ * deoptimization, its own stack walks) per block, at most REARM_MAX + 1: such a hit is not the
  * walk's, so the block is put back (wcov_rearm) for a walk to reach, up to
  * REARM_MAX times; a block the VM keeps running stays unarmed after that. */
 #define REARM_MAX 4

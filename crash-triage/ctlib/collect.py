@@ -92,6 +92,8 @@ def parse_data(data, path, kind=None, replay_argv=None):
                     return [], Reason.make('fuzzer artifact not replayed: %s' % e, retry=True)
                 reps, note = parse_fuzzer.replay(replay_argv, path, parse_path, data=data,
                                                  settings=settings)
+                for r in reps:
+                    r.extra['settings'] = settings   # attach_settings need not read them again
                 if reps:
                     return reps, None
                 if parse_fuzzer.failed_to_run(note):
@@ -246,6 +248,8 @@ def attach_settings(rep, path):
     replay of its case to run as that run did: crash-triage/repro reads them off the bucket
     member, which thus needs no replay.env beside it any more. A replay.env that cannot
     be read leaves none here; repro, looking for them itself, names its bad line."""
+    if 'settings' in rep.extra:     # a replayed artifact's, read for its replay
+        return
     try:
         settings, _ = parse_fuzzer.report_settings(path, artifact=rep.kind == 'fuzzer')
     except parse_fuzzer.BadSettings:
