@@ -32,8 +32,8 @@ $T --signature "$f" >"$tmp/sig2.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q '^[0-9a-f]\{12\}  # SIGSEGV in ' "$tmp/sig2.out" && ! grep -q INCOMPLETE "$tmp/sig2.out"
 ok $? "--signature of a whole file does not (rc $rc)"
 out=$($T --check "$tmp/tree/neg-record-bad-version/neg-record-bad-version"); rc=$?
-[ $rc = 0 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on a non-report prints one reason line"
-out=$($T --check /etc/hostname); printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on plain text"
+[ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on a non-report prints one reason line, exit 1 (rc $rc)"
+out=$($T --check /etc/hostname); rc=$?; [ $rc = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on plain text: exit 1 (rc $rc)"
 
 $T -q --out "$tmp/out" "$tmp/tree" >/dev/null 2>&1
 sigs=$(python3 -c 'import json,sys; print("\n".join(b["signature"] for b in json.load(open(sys.argv[1]))["buckets"]))' "$tmp/out/report.json")

@@ -57,9 +57,9 @@ for name in names:
         f.write(body)
     rc, out, err = run('--check', path)
     if 'REASON' in hdr:
-        ok = rc == 0 and out.startswith('not a report: ') and hdr['REASON'] in out \
+        ok = rc == 1 and out.startswith('not a report: ') and hdr['REASON'] in out \
             and len(out.splitlines()) == 1
-        tap(ok, '%s: not a report, one line (%s)' % (name, out.strip()))
+        tap(ok, '%s: not a report, one line, exit 1 (rc %d: %s)' % (name, rc, out.strip()))
         rc, lines, err = signature_of(body)
         tap(rc == 1 and not lines and 'not a report' in err,
             '%s: --signature exits 1 with the reason (rc %d)' % (name, rc))
