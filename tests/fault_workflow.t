@@ -124,8 +124,9 @@ else
   crash-triage/triage -q --out "$d/tri-other" "$d/other" > /dev/null 2>&1
   b=$(ls -d "$d"/tri-other/buckets/*/ | head -1)
   crash-triage/repro "$b" -n 1 --via stress --time 3s > "$d/repro.log" 2>&1
-  grep -q "^repro: the JDK the bucket was found on: $(readlink -f "$other")\|^repro: the JDK the bucket was found on: $other" "$d/repro.log" && grep -q "^repro: JDK " "$d/repro.log"
-  ok $? "repro runs a bucket on the JDK it was found on, not the default one ($(grep -m1 'found on' "$d/repro.log" | cut -c1-100))"
+  grep -q "^repro: JDK \($(readlink -f "$other")\|$other\) .*: the one the bucket was found on (libjvm build-id [0-9a-f?]" "$d/repro.log" &&
+    [ "$(grep -c '^repro: JDK ' "$d/repro.log")" = 1 ] && [ "$(grep -c 'found on' "$d/repro.log")" = 1 ]
+  ok $? "repro runs a bucket on the JDK it was found on, not the default one, and says so once ($(grep -m1 'found on' "$d/repro.log" | cut -c1-140))"
   python3 - "$b/bucket.json" <<'EOF'
 import json, sys
 p = sys.argv[1]
