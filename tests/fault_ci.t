@@ -22,6 +22,12 @@ for b in 0 3s; do
   [ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-$b.out"
   ok $? "premerge --budget $b: exit 3, nothing would run (rc $rc: $(grep -m1 premerge: "$d/pm-$b.out"))"
 done
+# ... and leaves only its verdict files (CI shows them), so the same --out takes the next run
+[ "$(ls "$d/pm-0" | tr '\n' ' ')" = "junit.xml summary.md " ]; ok $? "a run that could not start leaves only junit.xml and summary.md ($(ls "$d/pm-0" | tr '\n' ' '))"
+ci/premerge --preset "$d/one.preset" --budget 0 --out "$d/pm-0" --no-build -q >"$d/pm-0b.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-0b.out"; ok $? "its --out is not taken for an earlier pre-merge (rc $rc: $(grep -m1 premerge: "$d/pm-0b.out"))"
+ci/campaign --preset "$d/one.preset" --budget 1 --out "$d/c-1" --no-build -q >"$d/c-1.out" 2>&1; rc=$?
+[ $rc = 3 ] && [ ! -e "$d/c-1" ]; ok $? "campaign with a budget below one attempt: exit 3, no --out made (rc $rc)"
 # 5 and 10 seconds leave room for one short attempt: it must really walk, or the run is not 0.
 for b in 5 10s; do
   ci/premerge --preset "$d/one.preset" --budget $b --out "$d/pm-$b" --no-build -q >"$d/pm-$b.out" 2>&1; rc=$?

@@ -44,6 +44,17 @@ LOCK = 'campaign.lock'
 OWN_NAMES = {'known-empty.txt', 'junit.xml', 'summary.md', 'base', 'patched', 'campaign.log', LOCK}
 
 
+def reserve_of(camp, budget):
+    """The time kept back for the last triage: the preset's, at most a quarter of the budget."""
+    return min(camp['reserve'], budget / 4)
+
+
+def short_budget(budget, min_attempt, reserve):
+    """Why a new campaign of this budget tests nothing: say so, never "done"."""
+    return ('budget %s is below one attempt (%s: the minimum attempt plus the reserve for triage): '
+            'nothing would run' % (hms(budget), hms(min_attempt + reserve)))
+
+
 class NothingToRun(Exception):
     """The campaign would run no job (budget below one attempt): exit 3."""
 
@@ -206,7 +217,7 @@ class Campaign:
             'preset': preset['name'], 'preset_path': preset['path'],
             'description': camp['description'], 'budget': budget,
             'job_time': camp['job_time'], 'min_attempt': camp['min_attempt'],
-            'reserve': min(camp['reserve'], budget / 4), 'halt': camp['halt'],
+            'reserve': reserve_of(camp, budget), 'halt': camp['halt'],
             'triage_every': camp['triage_every'], 'progress_every': camp['progress_every'],
             'rounds_fixed': camp['rounds'], 'jobs': opts.jobs or camp['jobs'], 'adapt': camp['adapt'] == '1',
             'seed': opts.seed if opts.seed is not None else random.SystemRandom().randrange(1, 1 << 30),
@@ -224,6 +235,11 @@ class Campaign:
         """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
         java_version = None
         if preset is not None:
+            camp = preset['campaign']
+            budget = opts.budget if opts.budget is not None else camp['budget']
+            if budget < camp['min_attempt'] + reserve_of(camp, budget):
+                # before the build and before OUT is made: a run that cannot start leaves no trace
+                raise NothingToRun(short_budget(budget, camp['min_attempt'], reserve_of(camp, budget)))
             if opts.known:
                 check_known(opts.known)     # before OUT is made: a bad list leaves no trace
             java_version = check_java(opts.java_home)   # nor does an unusable JDK
@@ -397,10 +413,7 @@ class Campaign:
         resume = gen > 0
         if remaining < cfg['min_attempt'] + cfg['reserve']:
             if not resume:
-                # A new campaign that cannot start one attempt tests nothing: say so, never "done".
-                raise NothingToRun('budget %s is below one attempt (%s: the minimum attempt plus the '
-                                   'reserve for triage): nothing would run'
-                                   % (hms(cfg['budget']), hms(cfg['min_attempt'] + cfg['reserve'])))
+                raise NothingToRun(short_budget(cfg['budget'], cfg['min_attempt'], cfg['reserve']))
             self.say('the budget (%s) is used up; reporting only' % hms(cfg['budget']))
             state['status'] = 'done'
             write_json(self.path('state.json'), state)
