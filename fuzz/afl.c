@@ -17,8 +17,10 @@
  * Outside afl-fuzz it reads one input from stdin.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "afl_forkserver.h"
 #include "feedback.h"
@@ -90,9 +92,42 @@ static int start(struct harness_config *c)
     return 0;
 }
 
+/* A JDK that ci/install-jdk put in a root of a newer Debian runs only in
+ * that root, entered through its handle's runner (asgf-root-run). afl-fuzz
+ * must start this binary, not the runner: it reads the persistent and
+ * deferred markers below from the file it starts. So the binary enters the
+ * root itself, before the fork-server hello: the runner and the exec's keep
+ * the pid and descriptors 198/199, and set ASGF_SYSROOT, which ends the
+ * recursion. Returns only when there is no root to enter. */
+static void enter_jdk_root(void)
+{
+    const char *handle = getenv("ASGF_IN_JDK_ROOT");
+    if (!handle || !*handle || getenv("ASGF_SYSROOT")) return;
+    char path[4096], root[4096], self[4096], runner[4096];
+    ssize_t n;
+    snprintf(path, sizeof path, "%s/asgf-root", handle);
+    FILE *f = fopen(path, "r");
+    if (!f || !fgets(root, sizeof root, f)) {
+        fprintf(stderr, "asgf: ASGF_IN_JDK_ROOT: cannot read %s (a handle of ci/install-jdk?)\n", path);
+        exit(3);
+    }
+    fclose(f);
+    root[strcspn(root, "\n")] = 0;
+    if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) <= 0) {
+        perror("asgf: ASGF_IN_JDK_ROOT: /proc/self/exe");
+        exit(3);
+    }
+    self[n] = 0;
+    snprintf(runner, sizeof runner, "%s/asgf-root-run", handle);
+    execv(runner, (char *[]){runner, root, self, NULL});
+    fprintf(stderr, "asgf: ASGF_IN_JDK_ROOT: cannot run %s: %s\n", runner, strerror(errno));
+    exit(3);
+}
+
 int main(int argc, char **argv)
 {
     (void)argv;
+    enter_jdk_root();
     if (argc > 1) {
         fprintf(stderr, "usage: asgf-afl < CASE (normally run by afl-fuzz: see fuzz/run-afl)\n");
         return 2;

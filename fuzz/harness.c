@@ -159,6 +159,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         if (!strncmp(*e, "ASGF_FAKE_", 10)) continue; /* the test stand-in provider's (tests/jvm/fake_proto.c) */
         if (!strncmp(*e, "ASGF_SYSROOT=", 13)) continue; /* the record writer's (src/record.h) */
         if (!strncmp(*e, "ASGF_PRELOAD=", 13)) continue; /* fuzz/replay's (fuzz/replay-env.sh) */
+        if (!strncmp(*e, "ASGF_IN_JDK_ROOT=", 17)) continue; /* asgf-afl's (fuzz/afl.c) */
         if (!strncmp(*e, "ASGF_WALKER_BLOCKS=", 19)) continue; /* walker coverage's (src/walker_cov.h) */
         if (!strncmp(*e, "ASGF_CORPUS_STAGE=", 18) || !strncmp(*e, "ASGF_STAGE_", 11))
             continue; /* fuzz/run-libfuzzer's (fuzz/corpus-stage.sh) */

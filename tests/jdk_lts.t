@@ -42,6 +42,16 @@ for v in 11 21 25-debian; do
   ex=$(python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["totals"]["execs"]))' "$d/c$v/report.json" 2>/dev/null)
   [ $rc -le 2 ] && [ -f "$d/c$v/report.html" ] && [ "${ex:-0}" -gt 0 ] && case $jv in *"${v%-debian}".*) true ;; *) false ;; esac
   ok $? "JDK $v: make campaign PRESET=smoke runs on it (exit $rc, ${ex:-no} executions, $(echo "$jv" | head -1); $(grep -A2 '^## Throughput' "$d/c$v/report.md" 2>/dev/null | tail -1 | cut -c1-90))"
+  # A JDK in a root: afl-fuzz must still see the harness's persistent marker (fuzz/afl.c); started
+  # as the root's runner script it forked a new JVM per input: 9 inputs a second.
+  if [ -f "$h/asgf-root" ]; then
+    JAVA_HOME=$h fuzz/run-afl --duration 12s --out "$d/afl$v" >"$d/afl$v.log" 2>&1
+    rc=$? n=$(sed -n 's/^execs_done *: //p' "$d/afl$v"/afl/*/fuzzer_stats 2>/dev/null | head -1)
+    recs=$(ls "$d/afl$v"/records/record-*.txt 2>/dev/null | wc -l)
+    unrooted=$(grep -L "^sysroot: $(cat "$h/asgf-root")\$" "$d/afl$v"/records/record-*.txt 2>/dev/null | wc -l)
+    [ $rc = 0 ] && grep -q 'Persistent mode binary detected' "$d/afl$v.log" && [ "${n:-0}" -ge 1000 ] && [ "$unrooted" = 0 ]
+    ok $? "JDK $v in its root: AFL++ runs the harness persistent, one JVM for many inputs (exit $rc, ${n:-no} executions in 12 s; $recs records, $unrooted not naming the root)"
+  fi
 done
 # Virtual threads run on carriers the scheduler names (ForkJoinPool-1-worker-N):
 # the agent walks those as well as the workload's own two threads.
