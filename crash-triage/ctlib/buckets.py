@@ -79,6 +79,13 @@ def _check_bucket(d):
     return None
 
 
+def smallest_member(b):
+    """The member of bucket b (as bucket.json holds it) that smallest.case was copied from,
+    or None (no smallest case; members of the wrong type, in a file edited by hand, skipped)."""
+    mid = (b.get('smallest_case') or {}).get('member')
+    return next((m for m in b.get('members') or [] if isinstance(m, dict) and m.get('id') == mid), None)
+
+
 def replay_rank(m):
     """0 when a member's case is known to fault again in a fresh JVM (a fuzzer artifact,
     which triage replayed to file it, or a case whose replay here gave the bucket's

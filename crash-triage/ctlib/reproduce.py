@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import case as casefmt
-from . import collect, outdir, parse_fuzzer, signature
+from . import buckets, collect, outdir, parse_fuzzer, signature
 from . import jdk as jdklib
 from .symbolize import Symbolizer
 
@@ -265,10 +265,9 @@ def case_member(t):
     if not t.bucket:
         return None
     rel = os.path.relpath(os.path.abspath(t.case_path), os.path.abspath(t.bucket_dir))
-    members = [m for m in t.bucket.get('members') or [] if isinstance(m, dict)]
     if rel == 'smallest.case':
-        mid = (t.bucket.get('smallest_case') or {}).get('member')
-        return next((m for m in members if m.get('id') == mid), None)
+        return buckets.smallest_member(t.bucket)
+    members = [m for m in t.bucket.get('members') or [] if isinstance(m, dict)]
     return next((m for m in members if m.get('case') == rel.replace(os.sep, '/')), None)
 
 

@@ -13,7 +13,7 @@ case needs that job's workload, which the replay tool does not run."""
 import os
 import time
 
-from . import collect, parse_fuzzer, signature
+from . import buckets, collect, parse_fuzzer, signature
 
 RUNS = 1000         # walks in the one fresh JVM a try starts
 TRIES = 8           # distinct cases of one bucket tried in one triage run
@@ -22,16 +22,12 @@ TRY_TIMEOUT = 20    # seconds of one try: a JVM's start and 1000 walks take 2-4 
                     # case whose walk hangs (a walker looping) is answered by the time-out
 
 
-def _member(b, mid):
-    return next((m for m in b['members'] if m.get('id') == mid), None)
-
-
 def _to_try(b):
     """The member whose case is the bucket's smallest.case, when it is worth a try: not
     in a bucket one of whose replays hung (the others would hang alike)."""
     if b.get('replay_hung'):
         return None
-    m = _member(b, (b.get('smallest_case') or {}).get('member'))
+    m = buckets.smallest_member(b)
     if m is None or not m.get('case') or m.get('kind') == 'fuzzer' or 'replayed' in m:
         return None
     return m if isinstance(m.get('settings'), dict) and m['settings'] else None
