@@ -85,11 +85,16 @@ $T --out "$d/out" --no-replay --replay-cmd "$d/fake" "$d/tree" >"$d/log6" 2>&1
 
 # fuzz/replay-env.sh writes what triage reads: every ASGF_* but ASGF_OUT.
 mkdir -p "$d/w"
-( . fuzz/replay-env.sh; ASGF_OUT=/x ASGF_TESTMODE=crash ASGF_JVM_OPTS='-Xint -XX:+UseSerialGC' write_replay_env "$d/w/replay.env" )
+( . fuzz/replay-env.sh; ASGF_OUT=/x ASGF_TESTMODE=crash ASGF_JVM_OPTS='-Xint -XX:+UseSerialGC' ASGF_CORPUS_STAGE=0 \
+    ASGF_STAGE_SYNC_S=5 write_replay_env "$d/w/replay.env" )
 python3 -c '
 import sys; sys.path.insert(0, "crash-triage")
 from ctlib import parse_fuzzer
 env, f = parse_fuzzer.replay_env(sys.argv[1] + "/w/crash-x")
-sys.exit(not (env.get("ASGF_TESTMODE") == "crash" and env.get("ASGF_JVM_OPTS") == "-Xint -XX:+UseSerialGC" and "ASGF_OUT" not in env))' "$d"
-ok $? "write_replay_env writes every ASGF_* setting but ASGF_OUT, as lines triage reads"
+sys.exit(not (env.get("ASGF_TESTMODE") == "crash" and env.get("ASGF_JVM_OPTS") == "-Xint -XX:+UseSerialGC"
+              and not {"ASGF_OUT", "ASGF_CORPUS_STAGE", "ASGF_STAGE_SYNC_S"} & set(env)))' "$d"
+ok $? "write_replay_env writes every ASGF_* setting but ASGF_OUT and the wrappers' own, as lines triage reads"
+# so a run that stages its corpus otherwise has the same settings: its artifacts' replay.env is not pinned
+( . fuzz/replay-env.sh; ASGF_TESTMODE=crash ASGF_JVM_OPTS='-Xint -XX:+UseSerialGC' ASGF_CORPUS_STAGE=1 replay_env_differs "$d/w/replay.env" )
+ok $(( ! $? )) "a corpus staged otherwise is not other settings"
 tap_done
