@@ -48,6 +48,10 @@ ci/premerge --preset "$d/one.preset" --budget 8s --java-home "$d/fakejdk" --out 
   >"$d/fake.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q 'could not run completely' "$d/fake.out"
 ok $? "premerge on a fake JDK: exit 3, not passed (rc $rc: $(grep -m1 '^premerge:' "$d/fake.out"))"
+# a VM with no shipped known list and a budget below one attempt: still only the verdict files
+ci/premerge --preset "$d/one.preset" --budget 0 --java-home "$d/fakejdk" --out "$d/pm-fake0" --no-build -q >"$d/fake0.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q 'no known list' "$d/fake0.out" && [ "$(ls "$d/pm-fake0" | tr '\n' ' ')" = "junit.xml summary.md " ]
+ok $? "premerge refused on a VM without a known list leaves only junit.xml and summary.md (rc $rc: $(ls "$d/pm-fake0" | tr '\n' ' '))"
 stress/run --scenario spin --time 1s --java-home "$d/fakejdk" --out "$d/st-fake" >"$d/st-fake.out" 2>&1; rc=$?
 [ $rc = 4 ] && grep -q 'not run (no agent summary)' "$d/st-fake.out"; ok $? "stress/run on a fake JDK: not run, exit 4 (rc $rc)"
 

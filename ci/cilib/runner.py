@@ -49,6 +49,15 @@ def reserve_of(camp, budget):
     return min(camp['reserve'], budget / 4)
 
 
+def budget_problem(camp, budget=None):
+    """Why a new campaign of the preset's campaign section camp and this budget (None: the
+    preset's) would test nothing, or None."""
+    budget = camp['budget'] if budget is None else budget
+    if budget < camp['min_attempt'] + reserve_of(camp, budget):
+        return short_budget(budget, camp['min_attempt'], reserve_of(camp, budget))
+    return None
+
+
 def short_budget(budget, min_attempt, reserve):
     """Why a new campaign of this budget tests nothing: say so, never "done"."""
     return ('budget %s is below one attempt (%s: the minimum attempt plus the reserve for triage): '
@@ -196,7 +205,9 @@ class Campaign:
             raise UsageError('another campaign is starting or running in %s (it holds %s)'
                              % (self.out, self.path(LOCK)))
 
-    def create(self, preset, opts):
+    def check_new_out(self):
+        """UsageError when --out cannot take a new campaign (it holds one, is a file, or holds
+        other files); reads only: a refused run makes nothing."""
         if os.path.exists(self.path('campaign.json')):
             raise UsageError('%s already holds a campaign: use --resume to continue it, '
                              'or another --out' % self.out)
@@ -209,6 +220,9 @@ class Campaign:
                 raise UsageError("--out '%s' is not empty and holds no campaign (it holds %s): give an "
                                  "empty or new directory" % (self.out, ', '.join("'%s'" % n for n in foreign[:3])
                                                               + (' ...' if len(foreign) > 3 else '')))
+
+    def create(self, preset, opts):
+        self.check_new_out()   # again, under the lock
         os.makedirs(self.path('results', 'jobs'), exist_ok=True)
         os.makedirs(self.path('work'), exist_ok=True)
         camp = preset['campaign']
@@ -235,14 +249,13 @@ class Campaign:
         """New campaign (preset) or resumed one (preset None). Runs it; returns the exit status."""
         java_version = None
         if preset is not None:
-            camp = preset['campaign']
-            budget = opts.budget if opts.budget is not None else camp['budget']
-            if budget < camp['min_attempt'] + reserve_of(camp, budget):
-                # before the build and before OUT is made: a run that cannot start leaves no trace
-                raise NothingToRun(short_budget(budget, camp['min_attempt'], reserve_of(camp, budget)))
             if opts.known:
                 check_known(opts.known)     # before OUT is made: a bad list leaves no trace
             java_version = check_java(opts.java_home)   # nor does an unusable JDK
+            self.check_new_out()            # nor a used --out (usage errors come first)
+            why = budget_problem(preset['campaign'], opts.budget)
+            if why:
+                raise NothingToRun(why)     # nor a budget that cannot start (no build either)
         self.lock()
         if preset is not None:
             cfg = self.create(preset, opts)
