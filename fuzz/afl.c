@@ -96,14 +96,17 @@ static int start(struct harness_config *c)
  * that root, entered through its handle's runner (asgf-root-run). afl-fuzz
  * must start this binary, not the runner: it reads the persistent and
  * deferred markers below from the file it starts. So the binary enters the
- * root itself, before the fork-server hello: the runner and the exec's keep
- * the pid and descriptors 198/199, and set ASGF_SYSROOT, which ends the
- * recursion. Returns only when there is no root to enter. */
+ * root itself, before the fork-server hello: the runner and the execs keep
+ * the pid and descriptors 198/199. Returns only when there is no root to
+ * enter (ASGF_IN_JDK_ROOT unset, as it is once inside). */
 static void enter_jdk_root(void)
 {
     const char *handle = getenv("ASGF_IN_JDK_ROOT");
-    if (!handle || !*handle || getenv("ASGF_SYSROOT")) return;
-    char path[4096], root[4096], self[4096], runner[4096];
+    if (!handle || !*handle) return;
+    char path[4096], root[4096], self[4096], runner[4096], h[4096];
+    snprintf(h, sizeof h, "%s", handle);
+    handle = h;
+    unsetenv("ASGF_IN_JDK_ROOT"); /* the start inside the root goes on */
     ssize_t n;
     snprintf(path, sizeof path, "%s/asgf-root", handle);
     FILE *f = fopen(path, "r");
@@ -127,11 +130,11 @@ static void enter_jdk_root(void)
 int main(int argc, char **argv)
 {
     (void)argv;
-    enter_jdk_root();
     if (argc > 1) {
         fprintf(stderr, "usage: asgf-afl < CASE (normally run by afl-fuzz: see fuzz/run-afl)\n");
         return 2;
     }
+    enter_jdk_root();
     /* afl-fuzz reads these markers from the binary: persistent (one child
      * runs many inputs) and deferred (AFL++'s runtime must not start its
      * own fork server; aflfs_serve is ours). */
