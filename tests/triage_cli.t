@@ -34,6 +34,7 @@ ok $? "--signature of a whole file does not (rc $rc)"
 out=$($T --check "$tmp/tree/neg-record-bad-version/neg-record-bad-version"); rc=$?
 [ $rc = 1 ] && [ "$(printf '%s\n' "$out" | wc -l)" = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on a non-report prints one reason line, exit 1 (rc $rc)"
 out=$($T --check /etc/hostname); rc=$?; [ $rc = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--check on plain text: exit 1 (rc $rc)"
+out=$($T --explain /etc/hostname); rc=$?; [ $rc = 1 ] && printf '%s' "$out" | grep -q '^not a report: '; ok $? "--explain on plain text: exit 1 (rc $rc)"
 
 $T -q --out "$tmp/out" "$tmp/tree" >/dev/null 2>&1
 sigs=$(python3 -c 'import json,sys; print("\n".join(b["signature"] for b in json.load(open(sys.argv[1]))["buckets"]))' "$tmp/out/report.json")

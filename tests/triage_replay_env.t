@@ -83,7 +83,7 @@ ok $? "the next run without it replays the artifact"
 $T --out "$d/out" --no-replay --replay-cmd "$d/fake" "$d/tree" >"$d/log6" 2>&1
 [ $? = 2 ] && grep -q 'opposite' "$d/log6"; ok $? "--no-replay with --replay-cmd is a usage error"
 
-# fuzz/replay-env.sh writes what triage reads: every ASGF_* but ASGF_OUT.
+# fuzz/replay-env.sh writes what triage reads: every ASGF_* but ASGF_OUT and the wrappers' own.
 mkdir -p "$d/w"
 ( . fuzz/replay-env.sh; ASGF_OUT=/x ASGF_TESTMODE=crash ASGF_JVM_OPTS='-Xint -XX:+UseSerialGC' ASGF_CORPUS_STAGE=0 \
     ASGF_STAGE_SYNC_S=5 write_replay_env "$d/w/replay.env" )
