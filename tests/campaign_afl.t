@@ -51,4 +51,15 @@ print(seen, len(fuzzer))
 assert all(seen.values())
 EOF
 ok $? "both groups' crash files replay, with their attempt's settings, into buckets ($(tail -1 "$d/triaged.out"))"
+
+# Their rerun lines name the VM the jobs ran on: copied into another shell, a replay would
+# otherwise run on that shell's JAVA_HOME.
+python3 - "$out" "$(cd "${JAVA_HOME:-/nonexistent}" 2>/dev/null && pwd)" <<'EOF' >"$d/rerun.out" 2>&1
+import json, shlex, sys
+bs = [b for b in json.load(open(sys.argv[1] + '/report.json'))['triage']['buckets'] if b.get('replay_command')]
+print([b['repro_command'][:160] for b in bs])
+want = 'JAVA_HOME=%s ' % shlex.quote(sys.argv[2])
+assert bs and all(b['repro_command'].startswith(want) and b['replay_command'].startswith(want) for b in bs)
+EOF
+ok $? "the fuzzer buckets' rerun and replay lines start with the jobs' JAVA_HOME ($(tail -1 "$d/rerun.out" | cut -c1-200))"
 tap_done

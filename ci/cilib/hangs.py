@@ -26,7 +26,7 @@ def rows(jobs):
             fuzzer = rerun.is_fuzzer(lines) if lines else j.get('kind') != 'stress'
             cmd = None
             if fuzzer and lines and inputs:
-                cmd = rerun.replay(rerun.replay_env(d), inputs[0], REPLAY_RUNS)
+                cmd = rerun.replay(rerun.replay_env(d), inputs[0], REPLAY_RUNS, rerun.java_home(lines))
             elif not fuzzer and lines:
                 cmd = rerun.stress(lines, 'rerun-%s' % os.path.basename(d))
             out.append({'job': j['id'], 'dir': d, 'fuzzer': fuzzer, 'inputs': inputs, 'rerun': cmd})

@@ -62,7 +62,7 @@ def bucket_sources(out):
             rep = os.path.join(bdir, sig, b['smallest_case'].get('file', 'smallest.case'))
         elif (b.get('representative') or {}).get('copy'):
             rep = os.path.join(bdir, sig, b['representative']['copy'])
-        repro = env = None
+        repro = env = home = None
         for m in members:
             d = _attempt_dir(m.get('path') or '')
             lines = rerun.read_cmd(d)
@@ -72,18 +72,18 @@ def bucket_sources(out):
                 repro = rerun.stress(lines, 'repro-%s' % sig)
             else:
                 # A fuzzer attempt: replay its input with the harness settings it had.
-                env = rerun.replay_env(d)
+                env, home = rerun.replay_env(d), rerun.java_home(lines)
                 case = m.get('report_file') or m.get('path')
                 if m.get('kind') != 'fuzzer' and m.get('case'):
                     case = os.path.join(bdir, sig, m['case'])
-                repro = rerun.replay(env, case, 1000)
+                repro = rerun.replay(env, case, 1000, home)
             break
         # The smallest case replayed with the fuzzer attempt's harness settings. A case a
         # stress job met needs that job's workload and flags, which only the rerun above
         # (or crash-triage/repro) gives it: replayed in the harness's loop it seldom faults.
         replay = None
         if b.get('smallest_case') and rep and env is not None:
-            replay = rerun.replay(env, rep, 1000)
+            replay = rerun.replay(env, rep, 1000, home)
         result[sig] = {'jobs': jobs, 'attempt_dirs': dirs, 'reproducer': rep,
                        'repro': repro, 'replay': replay, 'title': b.get('title')}
     return result

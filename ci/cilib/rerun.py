@@ -35,9 +35,24 @@ def replay_env(attempt_dir):
     return ['%s=%s' % (k, shlex.quote(v)) for k, v in sorted(settings.items())]
 
 
-def replay(env, case, runs):
-    """fuzz/replay of one case, `runs` times, with the harness settings `env`."""
-    return ' '.join(env + [os.path.join(ROOT, 'fuzz', 'replay'), '-n', str(runs), shlex.quote(case)])
+def java_home(lines):
+    """The VM a fuzzer attempt ran on, from its cmd file's export line; None in a cmd file
+    written before ci/job wrote one."""
+    for line in lines or []:
+        if line.startswith('export JAVA_HOME='):
+            try:
+                words = shlex.split(line[len('export '):])
+            except ValueError:
+                return None
+            return words[0].split('=', 1)[1] if words else None
+    return None
+
+
+def replay(env, case, runs, home=None):
+    """fuzz/replay of one case, `runs` times, with the harness settings `env`, on the VM at
+    home (else the JAVA_HOME of whoever runs the line, which need not be the one that ran)."""
+    vm = ['JAVA_HOME=%s' % shlex.quote(home)] if home else []
+    return ' '.join(vm + env + [os.path.join(ROOT, 'fuzz', 'replay'), '-n', str(runs), shlex.quote(case)])
 
 
 def stress(lines, out_name):
