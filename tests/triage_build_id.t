@@ -63,6 +63,12 @@ ok $? "--explain says so for a module in a root too ($(echo "$out" | tail -1))"
 mkdir -p "$root/usr/lib/debug/.build-id/${then:0:2}"
 cp "$lib" "$root/usr/lib/debug/.build-id/${then:0:2}/${then:2}.debug"
 signature_is "$tmp/rooted/record-4242-4250-0.txt" 'SIGSEGV in agct_code_name' "the debug file of the build that ran names it"
+# Its bucket's JDK is the one inside that root, which no ci/install-jdk handle here runs:
+# repro says so rather than run whatever this host has at that path.
+crash-triage/triage -q --out "$tmp/or" "$tmp/rooted" >/dev/null 2>&1
+crash-triage/repro "$(dirname "$(ls "$tmp"/or/buckets/*/bucket.json | head -1)")" -n 1 >/dev/null 2>"$tmp/repro-root.err"; rc=$?
+[ $rc = 2 ] && grep -q "found on the JDK at /opt/vm inside the root $root, and no ci/install-jdk handle here" "$tmp/repro-root.err"
+ok $? "repro of a bucket found in a root no handle runs: exit 2, says so (exit $rc: $(head -c 200 "$tmp/repro-root.err"))"
 
 # The bucket remembers the build it was found on, not the one on disk now, so that repro
 # can say the VM was rebuilt.

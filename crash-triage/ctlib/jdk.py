@@ -3,12 +3,30 @@ the libjvm path in the report's frames or library list. A bucket keeps the first
 member's, so that repro, minimize and writeup run it on the same VM by default and
 can say when that VM is gone or was rebuilt. A crash record names the libjvm's build-id
 as it ran; when the file there is another build now, that recorded id is the one kept."""
+import glob
 import os
 import shutil
 
 from .symbolize import elf_build_id
 
+JDK_HANDLES = '/opt/asgf-jdk'    # ci/install-jdk's handles of JDKs in a root
 _cache = {}
+
+
+def handle_of(root, home):
+    """The ci/install-jdk handle that runs the JDK at home inside root (a record's sysroot),
+    or None: a report from a root names the root's own path, which on this host may be
+    nothing, or another JDK."""
+    want = os.path.realpath(root + home + '/lib')
+    for h in sorted(glob.glob(os.path.join(JDK_HANDLES, 'jdk*'))):
+        try:
+            with open(os.path.join(h, 'asgf-root')) as f:
+                r = f.read().strip()
+        except OSError:
+            continue
+        if os.path.realpath(r) == os.path.realpath(root) and os.path.realpath(os.path.join(h, 'lib')) == want:
+            return h
+    return None
 
 
 def _version(home):
@@ -37,9 +55,16 @@ def of_report(rep):
     for p in paths:
         if p.endswith('/lib/server/libjvm.so') and os.path.isabs(p):
             home = p[:-len('/lib/server/libjvm.so')]
+            root = rep.extra.get('sysroot')
+            if root:
+                # the path is the root's: the JDK is the handle that runs it, when one is here
+                handle = handle_of(root, home)
+                if not handle:
+                    return {'home': home, 'version': None, 'build_id': rep.extra.get('build_ids', {}).get(p),
+                            'sysroot': root}
+                home = handle
             now = identity(home) if os.path.isdir(home) else {'home': home, 'version': None, 'build_id': None}
-            # (a report from a root names the root's libjvm, not this host's at that path)
-            then = None if rep.extra.get('sysroot') else rep.extra.get('build_ids', {}).get(p)
+            then = rep.extra.get('build_ids', {}).get(p)
             if then and then != now['build_id']:
                 # rebuilt (or gone) since: the version on disk is not the one that ran
                 return {'home': home, 'version': None, 'build_id': then}
@@ -52,6 +77,9 @@ def check(found):
     if not found or not found.get('home'):
         return None
     home = found['home']
+    if found.get('sysroot'):
+        return ('it was found on the JDK at %s inside the root %s, and no ci/install-jdk handle here (%s/jdk*) '
+                'runs it' % (home, found['sysroot'], JDK_HANDLES))
     if not os.access(os.path.join(home, 'bin', 'java'), os.X_OK):
         return 'it was found on the JDK at %s%s, which is not here' % (
             home, ' (%s)' % found['version'] if found.get('version') else '')
