@@ -36,6 +36,7 @@ all: core $(BUILD)/bin/casetool agent tests-build stress $(if $(wildcard fuzz/fu
 check-java:
 	@test -x "$(JAVA_HOME)/bin/java" || { echo "JAVA_HOME='$(JAVA_HOME)' has no bin/java: set JAVA_HOME to a JDK 11+ (of an OpenJDK build tree: its images/jdk) or run 'make deps'" >&2; exit 2; }
 	@test -f "$(JAVA_HOME)/include/jni.h" || { echo "JAVA_HOME='$(JAVA_HOME)' is a JRE (no include/jni.h): a JDK is needed" >&2; exit 2; }
+	@test ! -f "$(JAVA_HOME)/asgf-root" || { echo "JAVA_HOME='$(JAVA_HOME)' is a JDK in a root (ci/install-jdk): its libjvm needs the root's C library; build with a JDK of this system (make JAVA_HOME=/usr/lib/jvm/...), the tools run this one in its root" >&2; exit 2; }
 
 core: check-java $(CORE_LIB)
 

@@ -45,6 +45,19 @@ for v in 11 21 25-debian; do
   # A JDK in a root: afl-fuzz must still see the harness's persistent marker (fuzz/afl.c); started
   # as the root's runner script it forked a new JVM per input: 9 inputs a second.
   if [ -f "$h/asgf-root" ]; then
+    # Its buckets name the handle, which runs it, not the root's own path, which is nothing here.
+    python3 - "$d/c$v" "$h" <<'EOF' >"$d/c$v.jdks" 2>&1
+import glob, json, os, sys
+homes = {(json.load(open(f)).get('jdk') or {}).get('home') for f in glob.glob(sys.argv[1] + '/triage/buckets/*/bucket.json')}
+print(sorted(map(str, homes)))
+assert homes and all(h and os.path.realpath(h) == os.path.realpath(sys.argv[2]) for h in homes)
+EOF
+    ok $? "JDK $v in its root: the smoke campaign's buckets were found on its handle ($(tail -1 "$d/c$v.jdks" | cut -c1-120))"
+    # A build is never linked against it: its libjvm needs the root's C library.
+    b=$(python3 -c 'import sys; sys.path.insert(0, "ci"); from cilib import preflight; print(preflight.build_jdk(sys.argv[1]))' "$h")
+    make -s check-java JAVA_HOME="$h" >/dev/null 2>"$d/mk$v.err"; rc=$?
+    [ "$b" != "$h" ] && [ -f "$b/include/jni.h" ] && [ $rc = 2 ] && grep -q 'is a JDK in a root' "$d/mk$v.err"
+    ok $? "JDK $v in its root: campaigns build with $b; make with it as JAVA_HOME says why not (exit $rc)"
     JAVA_HOME=$h fuzz/run-afl --duration 12s --out "$d/afl$v" >"$d/afl$v.log" 2>&1
     rc=$? n=$(sed -n 's/^execs_done *: //p' "$d/afl$v"/afl/*/fuzzer_stats 2>/dev/null | head -1)
     recs=$(ls "$d/afl$v"/records/record-*.txt 2>/dev/null | wc -l)

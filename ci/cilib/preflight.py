@@ -40,8 +40,12 @@ def check_java(java_home, what='JAVA_HOME'):
 
 def build_jdk(java_home):
     """A JDK to build with: the VM under test if it has headers, else the
-    JDK on PATH (the agent only needs jni.h/jvmti.h, which are stable)."""
-    if os.path.isfile(os.path.join(java_home, 'include', 'jni.h')):
+    JDK on PATH (the agent only needs jni.h/jvmti.h, which are stable). Not
+    a JDK ci/install-jdk put in a root (asgf-root): its libjvm needs the
+    root's newer C library, so binaries linked against it do not link here;
+    the tools run it in its root whatever they were built with."""
+    rooted = os.path.isfile(os.path.join(java_home, 'asgf-root'))
+    if not rooted and os.path.isfile(os.path.join(java_home, 'include', 'jni.h')):
         return java_home
     javac = shutil.which('javac')
     if javac:
