@@ -26,6 +26,9 @@ done
 [ "$(ls "$d/pm-0" | tr '\n' ' ')" = "junit.xml summary.md " ]; ok $? "a run that could not start leaves only junit.xml and summary.md ($(ls "$d/pm-0" | tr '\n' ' '))"
 ci/premerge --preset "$d/one.preset" --budget 0 --out "$d/pm-0" --no-build -q >"$d/pm-0b.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-0b.out"; ok $? "its --out is not taken for an earlier pre-merge (rc $rc: $(grep -m1 premerge: "$d/pm-0b.out"))"
+ci/premerge --preset "$d/one.preset" --confirm 2 --out "$d/pm-confirm" --no-build -q >"$d/pm-confirm.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q 'go with --base' "$d/pm-confirm.out" && [ ! -e "$d/pm-confirm" ]
+ok $? "premerge --confirm without --base: exit 2 before anything runs (rc $rc: $(cat "$d/pm-confirm.out"))"
 ci/campaign --preset "$d/one.preset" --budget 1 --out "$d/c-1" --no-build -q >"$d/c-1.out" 2>&1; rc=$?
 [ $rc = 3 ] && [ ! -e "$d/c-1" ]; ok $? "campaign with a budget below one attempt: exit 3, no --out made (rc $rc)"
 # 5 and 10 seconds leave room for one short attempt: it must really walk, or the run is not 0.
@@ -35,6 +38,10 @@ for b in 5 10s; do
   { [ $rc = 3 ] && grep -q 'nothing would run' "$d/pm-$b.out"; } || { [ $rc = 0 ] && [ "${walks:-0}" -gt 0 ]; }
   ok $? "premerge --budget $b: an attempt that walked (fewest walks in a job: ${walks:-none}) or exit 3 (rc $rc)"
 done
+# a budget the plan does not fit even at its minimum slots: said as such, never "each plan job runs once"
+ci/campaign --preset overnight --budget 4m --out "$d/dry-on" --dry-run --no-build >"$d/dry-on.out" 2>&1; rc=$?
+grep -q 'even with every job slot at its minimum.*will not start; give --budget' "$d/dry-on.out" && ! grep -q 'so that each plan job runs once' "$d/dry-on.out"
+ok $? "overnight in 4 minutes: the plan's last jobs will not start, and it says so (rc $rc: $(grep -m1 'budget (' "$d/dry-on.out" | cut -c1-150))"
 ci/campaign --preset "$d/one.preset" --budget 2s --out "$d/dry" --dry-run --no-build -q >"$d/dry.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q 'nothing would run' "$d/dry.out"; ok $? "campaign --dry-run with a tiny budget says nothing would run (rc $rc)"
 timeout 60 ci/premerge --preset "$d/one.preset" --budget 100000d --out "$d/pm-huge" --no-build -q >"$d/huge.out" 2>&1; rc=$?

@@ -296,9 +296,18 @@ class Campaign:
             specs, factor = planlib.fit_one_round(specs, cfg['budget'], cfg['reserve'], self.slots(),
                                                   cfg['min_attempt'])
             if factor:
-                self.say('the budget (%s) is short of one round of the plan: every job slot shrinks to '
-                         '%.0f %% (at least %s) so that each plan job runs once' % (
-                             hms(cfg['budget']), 100 * factor, hms(cfg['min_attempt'])))
+                need = planlib.round_cost(specs, self.slots()) / max(1, self.slots()) + cfg['reserve']
+                if need <= cfg['budget']:
+                    self.say('the budget (%s) is short of one round of the plan: every job slot shrinks to '
+                             '%.0f %% (at least %s) so that each plan job runs once' % (
+                                 hms(cfg['budget']), 100 * factor, hms(cfg['min_attempt'])))
+                else:
+                    # even at the floor the round does not fit: never promise that it will
+                    self.say('warning: the budget (%s) is short of one round of the plan even with every job '
+                             'slot at its minimum (%s): one round needs about %s on %d slots, so the last '
+                             'plan jobs will not start; give --budget %s or more to run each once' % (
+                                 hms(cfg['budget']), hms(cfg['min_attempt']), hms(need), self.slots(),
+                                 hms(need)))
             errors = []
             presetlib.check_agent_options(specs, errors)
             if errors:

@@ -83,7 +83,8 @@ def markdown(cov, top=15):
         for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
             out.append('| `%s` | %d | %s |' % (f, len(lines), len(unreached[f]) if f in unreached else '?'))
     elif cov:
-        out += ['', 'No source lines: the module has no line tables here (install its -dbg package).']
+        out += ['', 'No source lines: the module has no line tables here (install its -dbg package), or '
+                    'it ran in a JDK root (ci/install-jdk), where lines are not looked up.']
     return out
 
 
