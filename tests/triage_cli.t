@@ -28,6 +28,12 @@ $T --signature "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log >"$tmp
 [ $rc = 0 ] && grep -q '^# .*INCOMPLETE (truncated' "$tmp/sig.out" && grep -q 'is incomplete (truncated' "$tmp/sig.err" &&
   [ "$(grep -vc '^#' "$tmp/sig.out")" = 1 ]
 ok $? "--signature of a truncated file marks it incomplete ($(head -1 "$tmp/sig.out" | cut -c1-140))"
+# A bucket of cut reports only says so in the report tables, not just in bucket.json.
+mkdir -p "$tmp/cut" && cp "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log "$tmp/cut/"
+$T -q --no-symbolize --out "$tmp/cut-o" "$tmp/cut" >/dev/null 2>&1
+grep -q 'Unsafe_PutLong.*only from truncated reports' "$tmp/cut-o/report.md" &&
+  grep -q 'only from truncated reports' "$tmp/cut-o/report.html"
+ok $? "a bucket of truncated reports only is marked so in report.md and report.html ($(grep -o 'only from [a-z ]*reports' "$tmp/cut-o/report.md" | head -1))"
 $T --signature "$f" >"$tmp/sig2.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q '^[0-9a-f]\{12\}  # SIGSEGV in ' "$tmp/sig2.out" && ! grep -q INCOMPLETE "$tmp/sig2.out"
 ok $? "--signature of a whole file does not (rc $rc)"

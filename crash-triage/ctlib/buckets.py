@@ -501,6 +501,10 @@ class Store:
         # representative: a complete report if there is one, else the earliest
         good = [m for m in ms if not ({'truncated', 'corrupted'} & set(m['flags']))]
         rep = (good or ms)[0]
+        if good:
+            b.pop('cut', None)
+        else:   # every report of it was cut short or damaged: the report tables say so
+            b['cut'] = sorted({'truncated', 'corrupted'} & set(rep['flags']))
         copy = 'representative-' + os.path.basename(rep.get('report_file') or rep['path'])
         old = b.get('representative') or {}
         if old.get('path') != rep['path'] or not os.path.exists(os.path.join(d, copy)):

@@ -79,7 +79,7 @@ def summarize(store, known=None, skipped=0):
             'folded': b.get('folded', []),
             'first_seen': b['first_seen'], 'last_seen': b['last_seen'],
             'first_seen_ts': b.get('first_seen_ts'), 'status': status,
-            'suppressed': b.get('suppressed'), 'tainted': b.get('tainted'),
+            'suppressed': b.get('suppressed'), 'tainted': b.get('tainted'), 'cut': b.get('cut'),
             'representative': b['representative']['path'],
             'representative_copy': os.path.join('buckets', sig, b['representative']['copy'])
             if b['representative'].get('copy') else None,
@@ -152,8 +152,18 @@ def tainted_text(b):
 
 
 def title_notes(b):
-    """What the report tables add to a bucket's title: its entries, folds and taint."""
-    return via_text(b) + folded_text(b) + tainted_text(b)
+    """What the report tables add to a bucket's title: its entries, folds, taint and cut reports."""
+    return via_text(b) + folded_text(b) + tainted_text(b) + cut_text(b)
+
+
+def cut_text(b):
+    """'; only from truncated reports ...' when no report of a bucket is whole: its frames may
+    stop early, so the whole report of the same fault may have another title."""
+    cut = b.get('cut')
+    if not cut:
+        return ''
+    return ('; only from %s reports: the backtrace may stop early, so a whole report of the same '
+            'fault may bucket elsewhere' % ' or '.join(cut))
 
 
 def folded_text(b):
