@@ -134,6 +134,13 @@ ok $? "--via replay still replays it alone (rc $rc)"
 $RP "$sb" -n 3 --shared >"$tmp/r16" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q 'ONE JVM runs the case 3 times' "$tmp/r16"
 ok $? "--shared asks for the replay tool, and gets it for a stress job's bucket too (rc $rc)"
+# A checked-in reproducer run on another major version says a miss there says little.
+mkdir -p "$tmp/jdk99/bin" "$tmp/jdk99/lib/server"
+printf '#!/bin/sh\necho "openjdk version \\"99.0.1\\" 2099-01-01" >&2; exit 1\n' >"$tmp/jdk99/bin/java"; chmod +x "$tmp/jdk99/bin/java"
+r=$(grep -l "^verify: .*jdk=17 " corpus/reproducers/jdk17-*.md | head -1)
+$RP "$r" -n 1 --time 1s --java-home "$tmp/jdk99" >"$tmp/r18" 2>&1
+grep -q "^repro: warning: the reproducer was written for JDK 17; --java-home is JDK 99" "$tmp/r18"
+ok $? "a reproducer for 17 run on 99 warns that a miss says little ($(grep -m1 warning "$tmp/r18" | cut -c1-100))"
 # A finding run that named no scenario ran stress/run's default one, not repro's.
 sed -i 's/ --scenario deopt//' "$tmp/stree/a1/cmd"
 $RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r17" 2>&1
