@@ -133,13 +133,15 @@ def build(out, cfg, state, specs, jobs, java_version='', lines=None):
             b['reproducer'] = src.get('reproducer')
             b['repro_command'] = src.get('repro')
             b['replay_command'] = src.get('replay')
-    totals = {'jobs_planned': len(jobs), 'jobs_started': 0, 'attempts': 0, 'execs': 0}
+    totals = {'jobs_planned': len(jobs), 'jobs_started': 0, 'jobs_ran': 0, 'attempts': 0, 'execs': 0}
     outcomes, verdicts, hosts = {}, {}, {}
     for j in jobs:
         outcomes[j['outcome']] = outcomes.get(j['outcome'], 0) + 1
         if j['outcome'] == 'not started':
             continue
         totals['jobs_started'] += 1
+        # ran: made an attempt (one skipped for want of budget or free CPUs started, no more)
+        totals['jobs_ran'] += 1 if j['attempts'] else 0
         totals['execs'] += j['execs']
         hosts[j.get('host') or '?'] = hosts.get(j.get('host') or '?', 0) + 1
         for a in j['attempts']:
@@ -300,7 +302,7 @@ def markdown(doc):
     lines = ['# Campaign report: %s' % c['preset'], ''] + verdict_md(doc.get('verdict') or default_verdict(doc)) + [
              '%s after %s of %s. %d of %d planned jobs ran (%d attempts, %d restarts), %s executions; '
              '%d buckets (%d new).' % (st.get('status', '?').capitalize(), hms(st.get('consumed', 0)),
-                                       hms(c['budget']), t['jobs_started'], t['jobs_planned'],
+                                       hms(c['budget']), t.get('jobs_ran', t['jobs_started']), t['jobs_planned'],
                                        t['attempts'], t['restarts'], si(t['execs']), t['buckets'],
                                        t['new_buckets']), '']
     if st.get('status') == 'interrupted':
@@ -475,7 +477,7 @@ def html_page(doc):
     p.append('<p id="summary">%s after %s of %s: %d of %d planned jobs ran (%d attempts, %d restarts), '
              '%s executions; <b>%d buckets (%d new)</b>.</p>'
              % (_e(st.get('status', '?').capitalize()), hms(st.get('consumed', 0)), hms(c['budget']),
-                t['jobs_started'], t['jobs_planned'], t['attempts'], t['restarts'], si(t['execs']),
+                t.get('jobs_ran', t['jobs_started']), t['jobs_planned'], t['attempts'], t['restarts'], si(t['execs']),
                 t['buckets'], t['new_buckets']))
     if st.get('status') == 'interrupted':
         p.append('<p>Interrupted: continue with <code>ci/campaign --resume --out %s</code>.</p>' % _e(doc['out']))
