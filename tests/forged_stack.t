@@ -63,6 +63,10 @@ echo "verify: case=forged.case jdk=$major colour=blue expect=x" >"$d/repros-bad/
 crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr3.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "forged.md:1: unknown word 'colour=blue'" "$d/vr3.out"
 ok $? "verify-reproducers: a malformed verify: line is named with its file and line (rc $rc)"
+echo "verify: case=forged.case jdk=$major time=ten expect=x" >"$d/repros-bad/forged.md"
+crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr5.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "forged.md:1: time= wants a duration such as 10s or 2m, got 'ten'" "$d/vr5.out"
+ok $? "verify-reproducers: a bad time= is named as the line's, not as an option (rc $rc: $(tail -1 "$d/vr5.out"))"
 echo "verify: case=forged.case jdk=4 via=replay expect=x" >"$d/repros-bad/forged.md"
 crash-triage/verify-reproducers --dir "$d/repros-bad" -n 1 >"$d/vr4.out" 2>&1; rc=$?
 [ $rc = 3 ] && grep -q "nothing was tested" "$d/vr4.out"

@@ -50,6 +50,10 @@ def parse_verify(md_path):
                 raise BadLine('%s:%d: case %s does not exist' % (md_path, no, spec['case']))
             if spec.get('via', 'stress') not in ('stress', 'replay'):
                 raise BadLine('%s:%d: via= wants stress or replay' % (md_path, no))
+            if 'time' in spec and not re.fullmatch(r'\d+(?:\.\d+)?(?:ms|s|m|h)?', spec['time']):
+                raise BadLine('%s:%d: time= wants a duration such as 10s or 2m, got %r' % (md_path, no, spec['time']))
+            if not spec['jdk'].isdigit():
+                raise BadLine('%s:%d: jdk= wants a major version such as 17, got %r' % (md_path, no, spec['jdk']))
             spec['where'] = '%s:%d' % (os.path.relpath(md_path, REPO), no)
             spec['md'] = md_path
             out.append(spec)
