@@ -45,21 +45,44 @@ def round_cost(specs, slots):
 def fit_one_round(specs, budget, reserve, slots, min_attempt):
     """A budget too short for one round of the plan would leave its last jobs unstarted,
     and the check untested there (premerge exit 3): a --base pair gives each build half of
-    the budget. Then every slot shrinks by one factor, none below min_attempt, so that
-    the whole plan runs once. Returns (specs, the factor, or None when they fit)."""
+    the budget. Then the slots shrink by one factor, none below min_attempt: the cost of
+    those held at min_attempt comes off first, so that the rest shrink enough for the whole
+    plan to run once when it can (round_cost of the result <= the capacity; see
+    floor_cost for when it cannot). Returns (specs, the factor, or None when they fit)."""
     capacity = max(0.0, budget - reserve) * max(1, slots)
     cost = round_cost(specs, slots)
     if cost <= capacity or not specs:
         return specs, None
-    factor = capacity / cost
+    floor = float(math.ceil(min_attempt))
+    cpus = [min(max(1, slots), int(s['params'].get('cores', 1))) for s in specs]
+    held = set()   # indexes of specs at min_attempt (or at their own slot, when shorter)
+    factor = 0.0
+    for _ in range(len(specs) + 1):
+        fixed = sum((min(floor, specs[i]['job_time']) + JOB_OVERHEAD) * cpus[i] for i in held)
+        free = sum((s['job_time'] + JOB_OVERHEAD) * cpus[i] for i, s in enumerate(specs) if i not in held)
+        factor = max(0.0, capacity - fixed) / free if free else 0.0
+        more = {i for i, s in enumerate(specs) if i not in held
+                and (s['job_time'] + JOB_OVERHEAD) * factor - JOB_OVERHEAD < floor}
+        if not more:
+            break
+        held |= more
     out = []
-    for s in specs:
+    for i, s in enumerate(specs):
         # whole seconds (a job's slot), never under min_attempt nor over the preset's slot;
         # the preset's is kept for a resume with a new budget (unfit)
         t = float(int((s['job_time'] + JOB_OVERHEAD) * factor - JOB_OVERHEAD))
-        t = min(max(t, float(math.ceil(min_attempt))), s['job_time'])
+        t = min(max(t, floor), s['job_time'])
         out.append(dict(s, job_time=t, job_time_planned=s.get('job_time_planned', s['job_time'])))
-    return out, factor
+    # the factor of the slots that shrank by it; with every slot held, the plan's share that fits
+    shrunk = factor if len(held) < len(specs) else capacity / cost
+    return out, min(max(shrunk, 1e-6), 0.999)
+
+
+def floor_cost(specs, slots, min_attempt):
+    """round_cost of the plan with every slot at min_attempt (or its own, when shorter):
+    the least one round can take."""
+    floor = float(math.ceil(min_attempt))
+    return round_cost([dict(s, job_time=min(floor, s['job_time'])) for s in specs], slots)
 
 
 def unfit(specs):

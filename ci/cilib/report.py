@@ -190,8 +190,10 @@ def default_verdict(doc):
                 'label': 'running, %s of %s used: %s so far' % (hms(doc['state'].get('consumed', 0)),
                                                                  hms(doc['campaign']['budget']), n_new),
                 'new': [new_row(b) for b in new]}
-    state = 'untested' if st == 'interrupted' or not doc['totals']['jobs_started'] else 'fail' if new else 'pass'
-    label = ('interrupted' if st == 'interrupted' else 'no job ran' if not doc['totals']['jobs_started'] else n_new)
+    t = doc['totals']
+    ran = t.get('jobs_ran', t['jobs_started'])
+    state = 'untested' if st == 'interrupted' or not ran else 'fail' if new else 'pass'
+    label = ('interrupted' if st == 'interrupted' else 'no job ran' if not ran else n_new)
     return {'state': state, 'label': label, 'why': '', 'new': [new_row(b) for b in new]}
 
 
@@ -536,7 +538,7 @@ def html_page(doc):
                  % (_e(r['group']), r['jobs'], r['cpu_min'], r['buckets'], r['vm'], r['new'], r['per_cpu_min']))
     p.append('</tbody></table>')
     ran = [j for j in doc['jobs'] if j['outcome'] != 'not started']
-    p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs ran (of %d planned)</summary>'
+    p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs started (of %d planned)</summary>'
              '<table id="jobs"><thead><tr><th>job</th><th>host</th><th>CPUs</th><th>outcome</th><th>attempts</th>'
              '<th>secs</th><th>execs</th><th>execs/s</th></tr></thead><tbody>'
              % (' open' if len(ran) <= 40 else '', len(ran), len(doc['jobs'])))

@@ -16,6 +16,7 @@ Files in the campaign directory OUT:
   report.md, report.json, report.html"""
 import ctypes
 import fcntl
+import math
 import os
 import random
 import shlex
@@ -296,18 +297,20 @@ class Campaign:
             specs, factor = planlib.fit_one_round(specs, cfg['budget'], cfg['reserve'], self.slots(),
                                                   cfg['min_attempt'])
             if factor:
-                need = planlib.round_cost(specs, self.slots()) / max(1, self.slots()) + cfg['reserve']
-                if need <= cfg['budget']:
+                if planlib.round_cost(specs, self.slots()) <= (cfg['budget'] - cfg['reserve']) * self.slots():
                     self.say('the budget (%s) is short of one round of the plan: every job slot shrinks to '
                              '%.0f %% (at least %s) so that each plan job runs once' % (
                                  hms(cfg['budget']), 100 * factor, hms(cfg['min_attempt'])))
                 else:
-                    # even at the floor the round does not fit: never promise that it will
-                    self.say('warning: the budget (%s) is short of one round of the plan even with every job '
-                             'slot at its minimum (%s): one round needs about %s on %d slots, so the last '
-                             'plan jobs will not start; give --budget %s or more to run each once' % (
-                                 hms(cfg['budget']), hms(cfg['min_attempt']), hms(need), self.slots(),
-                                 hms(need)))
+                    # even at the floor the round does not fit: never promise that it will. The
+                    # reserve grows with the budget (reserve_of), so the advice allows for it.
+                    camp = preset['campaign']
+                    per_slot = planlib.floor_cost(specs, self.slots(), cfg['min_attempt']) / self.slots()
+                    need = math.ceil(max(per_slot + camp['reserve'], per_slot * 4 / 3) / 60)
+                    warnings.append('the budget (%s) is short of one round of the plan even with every job slot at '
+                                    'its minimum (%s): on %d slots the last plan jobs will not start; --budget %dm '
+                                    'runs each once (ci/premerge --base gives each build half of its --budget)'
+                                    % (hms(cfg['budget']), hms(cfg['min_attempt']), self.slots(), need))
             errors = []
             presetlib.check_agent_options(specs, errors)
             if errors:
