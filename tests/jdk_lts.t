@@ -50,9 +50,14 @@ for v in 11 21 25-debian; do
 import glob, json, os, sys
 homes = {(json.load(open(f)).get('jdk') or {}).get('home') for f in glob.glob(sys.argv[1] + '/triage/buckets/*/bucket.json')}
 print(sorted(map(str, homes)))
-assert homes and all(h and os.path.realpath(h) == os.path.realpath(sys.argv[2]) for h in homes)
+sys.exit(3 if not homes else 0 if all(h and os.path.realpath(h) == os.path.realpath(sys.argv[2]) for h in homes) else 1)
 EOF
-    ok $? "JDK $v in its root: the smoke campaign's buckets were found on its handle ($(tail -1 "$d/c$v.jdks" | cut -c1-120))"
+    r=$?
+    if [ $r = 3 ]; then
+      skip "JDK $v in its root: the smoke campaign's buckets were found on its handle" "no bucket in this smoke campaign"
+    else
+      ok $r "JDK $v in its root: the smoke campaign's buckets were found on its handle ($(tail -1 "$d/c$v.jdks" | cut -c1-120))"
+    fi
     # A build is never linked against it: its libjvm needs the root's C library.
     b=$(python3 -c 'import sys; sys.path.insert(0, "ci"); from cilib import preflight; print(preflight.build_jdk(sys.argv[1]))' "$h")
     make -s check-java JAVA_HOME="$h" >/dev/null 2>"$d/mk$v.err"; rc=$?

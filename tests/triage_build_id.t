@@ -69,6 +69,17 @@ crash-triage/triage -q --out "$tmp/or" "$tmp/rooted" >/dev/null 2>&1
 crash-triage/repro "$(dirname "$(ls "$tmp"/or/buckets/*/bucket.json | head -1)")" -n 1 >/dev/null 2>"$tmp/repro-root.err"; rc=$?
 [ $rc = 2 ] && grep -q "found on the JDK at /opt/vm inside the root $root, and no ci/install-jdk handle here" "$tmp/repro-root.err"
 ok $? "repro of a bucket found in a root no handle runs: exit 2, says so (exit $rc: $(head -c 200 "$tmp/repro-root.err"))"
+# A handle installed since (ci/install-jdk --root puts it beside the root) is that bucket's JDK
+# now (whose libjvm here is another build than the one that ran: repro says so, by the
+# handle's name), and a new triage names it from the start.
+mkdir -p "$tmp/jdk42/bin" && ln -s "$root/opt/vm/lib" "$tmp/jdk42/lib" && echo "$root" >"$tmp/jdk42/asgf-root"
+printf '#!/bin/sh\necho "stand-in java: no VM" >&2; exit 1\n' >"$tmp/jdk42/bin/java"; chmod +x "$tmp/jdk42/bin/java"
+crash-triage/repro "$(dirname "$(ls "$tmp"/or/buckets/*/bucket.json | head -1)")" -n 1 --time 1s >"$tmp/repro-root2.out" 2>&1
+grep -q "it was found on the JDK at $tmp/jdk42 with libjvm build-id $then; that libjvm is now $now (another build)" "$tmp/repro-root2.out"
+ok $? "... once a handle runs that root's JDK, repro takes it ($(head -c 200 "$tmp/repro-root2.out"))"
+crash-triage/triage -q --out "$tmp/or2" "$tmp/rooted" >/dev/null 2>&1
+python3 -c 'import glob, json, sys; b = json.load(open(glob.glob(sys.argv[1] + "/buckets/*/bucket.json")[0])); print(b["jdk"]); sys.exit(b["jdk"]["home"] != sys.argv[2])' "$tmp/or2" "$tmp/jdk42" >"$tmp/or2.jdk" 2>&1
+ok $? "a fresh triage gives the bucket the handle as its JDK ($(head -c 160 "$tmp/or2.jdk"))"
 
 # The bucket remembers the build it was found on, not the one on disk now, so that repro
 # can say the VM was rebuilt.

@@ -1,4 +1,5 @@
 """Checks before a campaign: a usable VM, and the build the plan needs (make)."""
+import glob
 import os
 import re
 import shutil
@@ -44,13 +45,16 @@ def build_jdk(java_home):
     a JDK ci/install-jdk put in a root (asgf-root): its libjvm needs the
     root's newer C library, so binaries linked against it do not link here;
     the tools run it in its root whatever they were built with."""
-    rooted = os.path.isfile(os.path.join(java_home, 'asgf-root'))
-    if not rooted and os.path.isfile(os.path.join(java_home, 'include', 'jni.h')):
+    def usable(jdk):
+        return (os.path.isfile(os.path.join(jdk, 'include', 'jni.h'))
+                and not os.path.isfile(os.path.join(jdk, 'asgf-root')))
+    if usable(java_home):
         return java_home
     javac = shutil.which('javac')
-    if javac:
-        jdk = os.path.dirname(os.path.dirname(os.path.realpath(javac)))
-        if os.path.isfile(os.path.join(jdk, 'include', 'jni.h')):
+    candidates = [os.path.dirname(os.path.dirname(os.path.realpath(javac)))] if javac else []
+    candidates += sorted(glob.glob('/usr/lib/jvm/*'))
+    for jdk in candidates:
+        if usable(jdk):
             return jdk
     return java_home
 

@@ -18,7 +18,9 @@ def handle_of(root, home):
     or None: a report from a root names the root's own path, which on this host may be
     nothing, or another JDK."""
     want = os.path.realpath(root + home + '/lib')
-    for h in sorted(glob.glob(os.path.join(JDK_HANDLES, 'jdk*'))):
+    # ci/install-jdk puts a handle beside its root (--root DIR: DIR/../jdkNN), by default here
+    places = [JDK_HANDLES, os.path.dirname(os.path.realpath(root))]
+    for h in sorted({h for p in places for h in glob.glob(os.path.join(p, 'jdk*'))}):
         try:
             with open(os.path.join(h, 'asgf-root')) as f:
                 r = f.read().strip()
@@ -70,6 +72,16 @@ def of_report(rep):
                 return {'home': home, 'version': None, 'build_id': then}
             return now
     return None
+
+
+def resolve(found):
+    """A bucket's JDK record as it stands now: one from a root that no handle ran when the
+    bucket was made gets the handle installed since."""
+    if found and found.get('sysroot') and found.get('home'):
+        handle = handle_of(found['sysroot'], found['home'])
+        if handle:
+            return dict(identity(handle), build_id=found.get('build_id') or identity(handle)['build_id'])
+    return found
 
 
 def check(found):
