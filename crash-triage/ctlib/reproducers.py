@@ -16,6 +16,7 @@ import subprocess
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 KEYS = ('case', 'jdk', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm', 'stress')
 from .jdk import JDK_HANDLES  # noqa: E402,F401 (repro names it)
+from .reproduce import InputError, seconds_of  # noqa: E402
 
 
 class BadLine(Exception):
@@ -50,8 +51,12 @@ def parse_verify(md_path):
                 raise BadLine('%s:%d: case %s does not exist' % (md_path, no, spec['case']))
             if spec.get('via', 'stress') not in ('stress', 'replay'):
                 raise BadLine('%s:%d: via= wants stress or replay' % (md_path, no))
-            if 'time' in spec and not re.fullmatch(r'\d+(?:\.\d+)?(?:ms|s|m|h)?', spec['time']):
-                raise BadLine('%s:%d: time= wants a duration such as 10s or 2m, got %r' % (md_path, no, spec['time']))
+            if 'time' in spec:
+                try:
+                    seconds_of(spec['time'])   # repro's own reading of it
+                except InputError:
+                    raise BadLine('%s:%d: time= wants a duration such as 10s or 2m, got %r'
+                                  % (md_path, no, spec['time']))
             if not spec['jdk'].isdigit():
                 raise BadLine('%s:%d: jdk= wants a major version such as 17, got %r' % (md_path, no, spec['jdk']))
             spec['where'] = '%s:%d' % (os.path.relpath(md_path, REPO), no)
