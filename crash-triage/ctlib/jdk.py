@@ -65,13 +65,17 @@ def of_report(rep):
                     return {'home': home, 'version': None, 'build_id': rep.extra.get('build_ids', {}).get(p),
                             'sysroot': root}
                 home = handle
-            now = identity(home) if os.path.isdir(home) else {'home': home, 'version': None, 'build_id': None}
-            then = rep.extra.get('build_ids', {}).get(p)
-            if then and then != now['build_id']:
-                # rebuilt (or gone) since: the version on disk is not the one that ran
-                return {'home': home, 'version': None, 'build_id': then}
-            return now
+            return _ran(home, rep.extra.get('build_ids', {}).get(p))
     return None
+
+
+def _ran(home, then):
+    """The JDK record of home for a run whose libjvm had build-id `then` (None: unknown)."""
+    now = identity(home) if os.path.isdir(home) else {'home': home, 'version': None, 'build_id': None}
+    if then and then != now['build_id']:
+        # rebuilt (or gone) since: the version on disk is not the one that ran
+        return {'home': home, 'version': None, 'build_id': then}
+    return now
 
 
 def resolve(found):
@@ -80,7 +84,7 @@ def resolve(found):
     if found and found.get('sysroot') and found.get('home'):
         handle = handle_of(found['sysroot'], found['home'])
         if handle:
-            return dict(identity(handle), build_id=found.get('build_id') or identity(handle)['build_id'])
+            return _ran(handle, found.get('build_id'))
     return found
 
 
