@@ -54,9 +54,8 @@ def budget_problem(camp, budget=None):
     """Why a new campaign of the preset's campaign section camp and this budget (None: the
     preset's) would test nothing, or None."""
     budget = camp['budget'] if budget is None else budget
-    if budget < camp['min_attempt'] + reserve_of(camp, budget):
-        return short_budget(budget, camp['min_attempt'], reserve_of(camp, budget))
-    return None
+    reserve = reserve_of(camp, budget)
+    return short_budget(budget, camp['min_attempt'], reserve) if budget < camp['min_attempt'] + reserve else None
 
 
 def short_budget(budget, min_attempt, reserve):
