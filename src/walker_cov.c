@@ -464,7 +464,14 @@ int wcov_start(char *why, size_t len)
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_trap;
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
+    /* Asynchronous signals wait until the byte is back: one taken on top of
+     * this handler sees our frame as the interrupted context, so a target's
+     * batch (or any sampler) walked from here instead of from the VM's code. */
+    sigfillset(&sa.sa_mask);
+    sigdelset(&sa.sa_mask, SIGSEGV);
+    sigdelset(&sa.sa_mask, SIGBUS);
+    sigdelset(&sa.sa_mask, SIGILL);
+    sigdelset(&sa.sa_mask, SIGFPE);
     if (sigaction(SIGTRAP, &sa, &previous)) return snprintf(why, len, "walker coverage: sigaction"), -1;
     if (arm(why, len)) {
         nblocks = 0; /* nothing planted: no block to count, find or disarm */
