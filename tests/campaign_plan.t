@@ -175,6 +175,16 @@ for tool in campaign premerge; do
   [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "argument -j/--jobs: expected N, N%, +N or -N" && [ ! -e "$d/j-$tool" ]
   ok $? "ci/$tool -j abc: exit 2 naming -j, before anything is built or written (exit $rc)"
 done
+# argparse takes '-5m' for an option; the error says how to give such a value.
+for tool in campaign premerge census; do
+  err=$(ci/$tool --budget -5m --out "$d/neg-$tool" 2>&1); rc=$?
+  [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "$tool: error: argument --budget: expected one argument (a value that starts with '-' is read as an option: write --budget=VALUE)" &&
+    [ ! -e "$d/neg-$tool" ]
+  ok $? "ci/$tool --budget -5m: exit 2, saying to write --budget=VALUE (exit $rc)"
+done
+err=$(ci/premerge --budget=-5m --out "$d/neg-eq" 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "'-5m' is not a duration"
+ok $? "ci/premerge --budget=-5m: exit 2, not a duration (exit $rc)"
 
 # triage_every = off leaves only the final triage; it cannot be 0, nor off
 # beside adapt = 1 (adapt weighs the groups at each triage while jobs run).

@@ -141,6 +141,10 @@ r=$(grep -l "^verify: .*jdk=17 " corpus/reproducers/jdk17-*.md | head -1)
 $RP "$r" -n 1 --time 1s --java-home "$tmp/jdk99" >"$tmp/r18" 2>&1
 grep -q "^repro: warning: the reproducer was written for JDK 17; --java-home is JDK 99" "$tmp/r18"
 ok $? "a reproducer for 17 run on 99 warns that a miss says little ($(grep -m1 warning "$tmp/r18" | cut -c1-100))"
+crash-triage/minimize "$r" --tries 1 --max-steps 1 --time 1s --java-home "$tmp/jdk99" -o "$tmp/min99.bin" >"$tmp/r19" 2>&1
+grep -q "^minimize: warning: the reproducer was written for JDK 17" "$tmp/r19" && grep -q "^minimize: reproducer " "$tmp/r19" \
+  && ! grep -q "^repro:" "$tmp/r19"
+ok $? "minimize says the same in its own name ($(grep -m1 warning "$tmp/r19" | cut -c1-60))"
 # A finding run that named no scenario ran stress/run's default one, not repro's.
 sed -i 's/ --scenario deopt//' "$tmp/stree/a1/cmd"
 $RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r17" 2>&1

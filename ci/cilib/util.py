@@ -11,12 +11,13 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                 'crash-triage'))
 from ctlib import outdir  # noqa: E402
+from ctlib.usage import EXIT_USAGE  # noqa: E402  (argparse's errors exit with it too)
 
 _UNITS = {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, 'd': 86400}
 
 
 # Exit statuses shared by every command (README "Exit statuses").
-EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_UNTESTED = 0, 1, 2, 3
+EXIT_OK, EXIT_FOUND, EXIT_UNTESTED = 0, 1, 3
 # Longer budgets are refused: they are typing mistakes, and the job list of
 # one would not fit in memory.
 MAX_BUDGET = 30 * 86400
