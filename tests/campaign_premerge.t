@@ -91,6 +91,11 @@ grep -q '^| VM | .* (openjdk version ' "$d/pm1/report.md"; ok $? "the report jud
 printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
 ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
 [ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out"; ok $? "report-only with a bad known list exits 2 naming it (got $rc)"
+# --confirm retries a bucket on a --base pair's two builds; one campaign has no second one.
+cp "$d/pm1/summary.md" "$d/pm1-summary.c"
+ci/premerge --report-only --confirm 2 --out "$d/pm1" -q >"$d/pm1c.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "go with a --base pair; '$d/pm1' is one campaign" "$d/pm1c.out" && cmp -s "$d/pm1/summary.md" "$d/pm1-summary.c"
+ok $? "report-only --confirm on one campaign: exit 2, its summary untouched (got $rc: $(head -c 120 "$d/pm1c.out"))"
 # A new check on a finished one's --out is refused before it writes anything there: the
 # earlier verdict stays.
 cp "$d/pm1/summary.md" "$d/pm1-summary.before"
