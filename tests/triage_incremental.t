@@ -84,5 +84,5 @@ grep -q '^triage: 0 files looked at' "$tmp/log7"; ok $? "replayed artifacts are 
 mkdir -p "$tmp/bad" && printf 'ASGF\001\000\000\001abc' >"$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567"
 printf '#!/bin/sh\ntouch "%s/replayed"\n' "$tmp" >"$tmp/marker-replay"; chmod +x "$tmp/marker-replay"
 $T --check "$tmp/bad/crash-0123456789abcdef0123456789abcdef01234567" --replay-cmd "$tmp/marker-replay" >"$tmp/log8" 2>&1
-grep -q 'not a valid case (offset 11: no global section)' "$tmp/log8" && [ ! -e "$tmp/replayed" ]
+grep -q 'not a valid case (offset 11: truncated global section (need 8 bytes after the header))' "$tmp/log8" && [ ! -e "$tmp/replayed" ]
 ok $? "an artifact that is not a valid case is refused by offset, never replayed ($(head -c 120 "$tmp/log8"))"

@@ -420,19 +420,19 @@ def validate(data, nregs=len(REGS)):
     if n == 0:
         return 'empty case (no header)'
     if n < HEADER:
-        return 'offset %d: shorter than the 8-byte header' % n
+        return 'offset %d: truncated header (need 8 bytes)' % n
     for i in range(4):
         if data[i] != MAGIC[i]:
-            return 'offset %d: no "ASGF" magic' % i
+            return 'offset %d: bad magic (expected "ASGF")' % i
     if data[4] not in (VERSION_1, VERSION):
-        return 'offset 4: version %d, not 1 or 2' % data[4]
+        return 'offset 4: unsupported version %d (this build reads versions 1 and 2)' % data[4]
     if n < HEADER + GLOBAL:
-        return 'offset %d: no global section' % n
+        return 'offset %d: truncated global section (need 8 bytes after the header)' % n
     if data[4] == VERSION_1:
         if n > V1_MAX_SIZE:
-            return 'offset %d: more than %d mutation records' % (V1_MAX_SIZE, V1_MAX_RECORDS)
+            return 'offset %d: too many mutation records (at most %d)' % (V1_MAX_SIZE, V1_MAX_RECORDS)
         if (n - HEADER - GLOBAL) % RECORD:
-            return 'offset %d: cut mutation record' % (n - (n - HEADER - GLOBAL) % RECORD)
+            return 'offset %d: truncated mutation record (records are %d bytes)' % (n - (n - HEADER - GLOBAL) % RECORD, RECORD)
         return None
     for i in range(5, HEADER):
         if data[i]:
