@@ -9,6 +9,10 @@ import os
 import re
 import subprocess
 
+from . import util  # noqa: F401  (puts crash-triage on the path)
+from ctlib.collect import sysroot_of
+from ctlib.symbolize import elf_build_id, root_debug_file
+
 HEADER = re.compile(r'^# walker coverage of (\S+): \d+ of (\d+) blocks, \d+ of (\d+) functions')
 ARMED_HEADER = re.compile(r'^# walker blocks armed in (\S+): ')
 
@@ -31,7 +35,7 @@ def union(tree, offsets=False):
     """{'module', 'blocks', 'functions', 'reached', 'by_function': {name: n}, 'files'}, with
     'offsets' (the reached blocks) if asked; None if no job wrote the file."""
     reached, by_fn, files = {}, {}, 0
-    module, blocks, functions = '', 0, 0
+    module, blocks, functions, sysroot = '', 0, 0, None
     for root, _dirs, names in os.walk(tree):
         if 'walker-coverage.txt' not in names:
             continue
@@ -39,7 +43,9 @@ def union(tree, offsets=False):
         if not m:
             continue
         files += 1
-        module = module or m.group(1)
+        if not module:
+            # a JDK run in a root names its libjvm by the root's path
+            module, sysroot = m.group(1), sysroot_of(root)
         blocks, functions = max(blocks, int(m.group(2))), max(functions, int(m.group(3)))
         for off, fn in entries:
             reached.setdefault(off, fn)
@@ -47,7 +53,7 @@ def union(tree, offsets=False):
         return None
     for fn in reached.values():
         by_fn[fn] = by_fn.get(fn, 0) + 1
-    return {'module': module, 'blocks': blocks, 'functions': functions, 'reached': len(reached),
+    return {'module': module, 'sysroot': sysroot, 'blocks': blocks, 'functions': functions, 'reached': len(reached),
             'functions_reached': len(by_fn), 'by_function': by_fn, 'files': files,
             **({'offsets': sorted(reached)} if offsets else {})}
 
@@ -83,16 +89,20 @@ def markdown(cov, top=15):
         for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
             out.append('| `%s` | %d | %s |' % (f, len(lines), len(unreached[f]) if f in unreached else '?'))
     elif cov:
-        out += ['', 'No source lines: the module has no line tables here (install its -dbg package), or '
-                    'it ran in a JDK root (ci/install-jdk), where lines are not looked up.']
+        out += ['', 'No source lines: the module has no line tables here (install its -dbg package%s).'
+                % (' in the root %s' % cov['sysroot'] if cov.get('sysroot') else '')]
     return out
 
 
-def block_lines(module, offsets, timeout=120):
+def block_lines(module, offsets, sysroot=None, timeout=120):
     """{offset: (source file base name, line)} of the blocks at these offsets, through addr2line
     (one answer line per address) and the module's line tables (its -dbg file by build-id,
     where the distribution ships one); {} where there are none, no addr2line, or the module is
-    not on this machine (a JDK run in a root: its path is the root's)."""
+    not on this machine. A module of a JDK run in a root is the root's file (the same path on
+    the host may be another JDK), read through the root's -dbg file when there is one."""
+    if sysroot and module:
+        inner = os.path.join(sysroot, module.lstrip('/'))
+        module = (root_debug_file(sysroot, elf_build_id(inner)) or inner) if os.path.isfile(inner) else None
     if not offsets or not module or not os.path.isfile(module):
         return {}
     try:
@@ -152,7 +162,7 @@ def summary(tree, lines=True):
         offsets = cov.pop('offsets')
         armed = armed_offsets(tree, cov['module'])
         # One addr2line run for both lists: the reached blocks are among the armed.
-        where = block_lines(cov['module'], sorted(set(offsets) | set(armed))) if lines else {}
+        where = block_lines(cov['module'], sorted(set(offsets) | set(armed)), cov['sysroot']) if lines else {}
         cov['source_lines'] = _by_file(where[o] for o in offsets if o in where)
         missed = _by_file(where[o] for o in armed if o in where)
         cov['source_unreached'] = {f: sorted(set(v) - set(cov['source_lines'].get(f, ()))) for f, v in missed.items()}

@@ -187,13 +187,19 @@ def attach_sysroot(rep, path):
     it) says where that root is, for reports that do not say so themselves (hs_err files)."""
     if rep.extra.get('sysroot'):
         return
+    root = sysroot_of(os.path.dirname(path))
+    if root:
+        rep.extra['sysroot'] = root
+
+
+def sysroot_of(run_dir):
+    """The root named by run_dir's `sysroot` file, or None (no file: not run in a root)."""
     try:
-        with open(os.path.join(os.path.dirname(path), 'sysroot')) as f:
+        with open(os.path.join(run_dir, 'sysroot')) as f:
             root = f.read(300).strip()
     except OSError:
-        return
-    if root.startswith('/') and '\n' not in root:
-        rep.extra['sysroot'] = root
+        return None
+    return root if root.startswith('/') and '\n' not in root else None
 
 
 def run_libraries(path):

@@ -71,6 +71,12 @@ def debug_file(top, bid):
     return os.path.join(top, 'usr/lib/debug/.build-id', bid[:2], bid[2:] + '.debug')
 
 
+def root_debug_file(root, bid):
+    """The -dbg file of build-id bid in a JDK's root (ci/install-jdk), or None."""
+    dbg = bid and debug_file(root, bid)
+    return dbg if dbg and os.path.isfile(dbg) else None
+
+
 def has_line_tables(path):
     """Whether addr2line can name inlined functions in this module: DWARF line tables in
     the file itself, in a debug file beside it (an OpenJDK build's libjvm.debuginfo), or
@@ -185,9 +191,8 @@ class Symbolizer:
         # paths) are not, and are found on the host below.
         inner = root and os.path.join(root, path.lstrip('/'))
         if inner and os.path.isfile(inner):
-            bid = want or self._build_id(inner)
-            dbg = bid and debug_file(root, bid)
-            if dbg and os.path.isfile(dbg):
+            dbg = root_debug_file(root, want or self._build_id(inner))
+            if dbg:
                 return dbg
         else:
             inner = None
