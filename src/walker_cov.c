@@ -466,12 +466,12 @@ int wcov_start(char *why, size_t len)
     sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_NODEFER;
     /* Asynchronous signals wait until the byte is back: one taken on top of
      * this handler sees our frame as the interrupted context, so a target's
-     * batch (or any sampler) walked from here instead of from the VM's code. */
+     * batch (or any sampler) walked from here instead of from the VM's code.
+     * Synchronous ones stay open: one raised while blocked kills the process
+     * with no hs_err (a trap in a chained handler, SA_NODEFER's reason). */
     sigfillset(&sa.sa_mask);
-    sigdelset(&sa.sa_mask, SIGSEGV);
-    sigdelset(&sa.sa_mask, SIGBUS);
-    sigdelset(&sa.sa_mask, SIGILL);
-    sigdelset(&sa.sa_mask, SIGFPE);
+    static const int synchronous[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP, SIGSYS};
+    for (size_t i = 0; i < sizeof synchronous / sizeof *synchronous; i++) sigdelset(&sa.sa_mask, synchronous[i]);
     if (sigaction(SIGTRAP, &sa, &previous)) return snprintf(why, len, "walker coverage: sigaction"), -1;
     if (arm(why, len)) {
         nblocks = 0; /* nothing planted: no block to count, find or disarm */
