@@ -175,13 +175,22 @@ for tool in campaign premerge; do
   [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "argument -j/--jobs: expected N, N%, +N or -N" && [ ! -e "$d/j-$tool" ]
   ok $? "ci/$tool -j abc: exit 2 naming -j, before anything is built or written (exit $rc)"
 done
+# -j -N beyond the cores: the plan counts one slot, and GNU Parallel must be given that one,
+# not '-j -N' (which it refuses: "Cannot run any jobs", and no job ran).
+many=$(( $(nproc) + 3 ))
+ci/campaign -j "-$many" --dry-run --no-build --out "$d/jneg" >"$d/jneg.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "on 1 slots" "$d/jneg.out" && grep -q "^parallel .* -j 1 " "$d/jneg.out"
+ok $? "ci/campaign -j -$many: one slot, and parallel is told -j 1 (exit $rc: $(grep -o -- ' -j [^ ]*' "$d/jneg.out" | head -1))"
 # argparse takes '-5m' for an option; the error says how to give such a value.
 for tool in campaign premerge census; do
   err=$(ci/$tool --budget -5m --out "$d/neg-$tool" 2>&1); rc=$?
-  [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "$tool: error: argument --budget: expected one argument (a value that starts with '-' is read as an option: write --budget=VALUE)" &&
-    [ ! -e "$d/neg-$tool" ]
+  [ $rc = 2 ] && printf '%s\n' "$err" | grep -q "^$tool: error: argument --budget: expected one argument (a value" &&
+    printf '%s\n' "$err" | grep -qF "(a value that starts with '-' is read as an option: write --budget=VALUE)" && [ ! -e "$d/neg-$tool" ]
   ok $? "ci/$tool --budget -5m: exit 2, saying to write --budget=VALUE (exit $rc)"
 done
+err=$(ci/campaign --out "$d/neg-last" --budget 2>&1); rc=$?
+[ $rc = 2 ] && printf '%s\n' "$err" | grep -q "^campaign: error: argument --budget: expected one argument$"
+ok $? "ci/campaign --budget with no value: exit 2, and no hint about '-' values (exit $rc)"
 err=$(ci/premerge --budget=-5m --out "$d/neg-eq" 2>&1); rc=$?
 [ $rc = 2 ] && printf '%s\n' "$err" | grep -qF "'-5m' is not a duration"
 ok $? "ci/premerge --budget=-5m: exit 2, not a duration (exit $rc)"

@@ -407,8 +407,11 @@ class Campaign:
                    'then r=%s; else r=%s; fi; exec "$r/ci/job" {1} {2} {3} {4} {5}'
                    % (q(local_root), q(remote_root)))
         slot_max = max(s['job_time'] for s in self.specs)
+        # Here the plan's own count: GNU Parallel refuses a -N that leaves no core ('-j -3' on
+        # 2 cores), where the plan counts one slot. Remote hosts read -j against their own cores.
+        jobs = str(cfg['jobs']) if cfg['sshloginfile'] else str(self.slots())
         argv = ['parallel', '--joblog', self.path('joblog'), '-a', self.path('jobs.txt'),
-                '--colsep', '\t', '-j', str(cfg['jobs']), '--halt', cfg['halt'],
+                '--colsep', '\t', '-j', jobs, '--halt', cfg['halt'],
                 # a job may first wait, up to a slot, for the CPUs it keeps busy (ci/job)
                 '--timeout', str(int(slot_max * 2.25 + 30 + 60)), '--line-buffer']
         if resume:
