@@ -32,7 +32,8 @@ def _listing(path, header):
 
 
 def union(tree, offsets=False):
-    """{'module', 'blocks', 'functions', 'reached', 'by_function': {name: n}, 'files'}, with
+    """{'module', 'sysroot' (the root a JDK ran in, else None), 'blocks', 'functions', 'reached',
+    'by_function': {name: n}, 'files'}, with
     'offsets' (the reached blocks) if asked; None if no job wrote the file."""
     reached, by_fn, files = {}, {}, 0
     module, blocks, functions, sysroot = '', 0, 0, None
@@ -88,6 +89,9 @@ def markdown(cov, top=15):
                 '|---|---|---|']
         for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
             out.append('| `%s` | %d | %s |' % (f, len(lines), len(unreached[f]) if f in unreached else '?'))
+    elif cov and cov.get('sysroot') and not os.path.isfile(os.path.join(cov['sysroot'], cov['module'].lstrip('/'))):
+        out += ['', 'No source lines: the JDK ran in the root %s, which has no %s on this machine.'
+                % (cov['sysroot'], cov['module'])]
     elif cov:
         out += ['', 'No source lines: the module has no line tables here (install its -dbg package%s).'
                 % (' in the root %s' % cov['sysroot'] if cov.get('sysroot') else '')]

@@ -418,7 +418,7 @@ def validate(data, nregs=len(REGS)):
     """None if data is a well-formed binary case (case_validate's rules), else a reason."""
     n = len(data)
     if n == 0:
-        return 'empty case (no header)'
+        return 'offset 0: empty case (no header)'
     if n < HEADER:
         return 'offset %d: truncated header (need 8 bytes)' % n
     for i in range(4):
