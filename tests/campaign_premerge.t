@@ -89,8 +89,14 @@ ok $? "a frameless hs_err is a suppressed bucket, said, not a failure (exit $rc:
 rm "$aj/hs_err_pid999999.log"
 grep -q '^| VM | .* (openjdk version ' "$d/pm1/report.md"; ok $? "the report judged again still names the VM's version ($(grep '^| VM |' "$d/pm1/report.md" | cut -c1-90))"
 printf '0b5b50d41a5\n' >"$d/known-bad.txt"   # 11 hex digits: neither signature nor title
+cp "$d/pm1/summary.md" "$d/pm1-summary.b"; cp "$d/pm1/junit.xml" "$d/pm1-junit.b"
 ci/premerge --report-only --known "$d/known-bad.txt" --out "$d/pm1" -q >"$d/pm1b.out" 2>&1; rc=$?
-[ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out"; ok $? "report-only with a bad known list exits 2 naming it (got $rc)"
+[ $rc -eq 2 ] && grep -q 'known-bad.txt' "$d/pm1b.out" && cmp -s "$d/pm1/summary.md" "$d/pm1-summary.b" && cmp -s "$d/pm1/junit.xml" "$d/pm1-junit.b"
+ok $? "report-only with a bad known list exits 2 naming it, and leaves the run's verdict files as they were (got $rc)"
+ci/premerge --report-only --known "$d/no-such-list" --out "$d/pm1" -q >"$d/pm1n.out" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "cannot read known-buckets file $d/no-such-list: No such file or directory" "$d/pm1n.out" && ! grep -q 'Errno' "$d/pm1n.out" &&
+  cmp -s "$d/pm1/summary.md" "$d/pm1-summary.b"
+ok $? "report-only with a missing known list: exit 2 naming it, in words (got $rc: $(grep -m1 known-buckets "$d/pm1n.out" | cut -c1-100))"
 # --confirm retries a bucket on a --base pair's two builds; one campaign has no second one.
 cp "$d/pm1/summary.md" "$d/pm1-summary.c"
 ci/premerge --report-only --confirm 2 --out "$d/pm1" -q >"$d/pm1c.out" 2>&1; rc=$?

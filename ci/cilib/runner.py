@@ -128,8 +128,10 @@ def check_known(path):
         known_list.load_known(path, signature.Rules.load())
     except known_list.KnownError as e:
         raise UsageError('bad known-buckets file: %s' % e)
-    except (OSError, signature.RulesError) as e:
-        raise UsageError('cannot read known-buckets file: %s' % e)
+    except OSError as e:
+        raise UsageError('cannot read known-buckets file %s: %s' % (path, e.strerror or e))
+    except signature.RulesError as e:
+        raise UsageError('cannot read known-buckets file %s: %s' % (path, e))
 
 
 def carried_known(cfg, out):
