@@ -179,8 +179,9 @@ done
 # not '-j -N' (which it refuses: "Cannot run any jobs", and no job ran).
 many=$(( $(nproc) + 3 ))
 ci/campaign -j "-$many" --dry-run --no-build --out "$d/jneg" >"$d/jneg.out" 2>&1; rc=$?
-[ $rc = 0 ] && grep -q "on 1 slots" "$d/jneg.out" && grep -q "^parallel .* -j 1 " "$d/jneg.out"
-ok $? "ci/campaign -j -$many: one slot, and parallel is told -j 1 (exit $rc: $(grep -o -- ' -j [^ ]*' "$d/jneg.out" | head -1))"
+[ $rc = 0 ] && grep -q "on 1 slots" "$d/jneg.out" && grep -q "^parallel .* -j 1 " "$d/jneg.out" &&
+  grep -q "warning: -j -$many leaves no job slot on [0-9]* cores: the campaign runs 1" "$d/jneg.out"
+ok $? "ci/campaign -j -$many: one slot, said as a warning, and parallel is told -j 1 (exit $rc: $(grep -o -- ' -j [^ ]*' "$d/jneg.out" | head -1))"
 # argparse takes '-5m' for an option; the error says how to give such a value.
 for tool in campaign premerge census; do
   err=$(ci/$tool --budget -5m --out "$d/neg-$tool" 2>&1); rc=$?

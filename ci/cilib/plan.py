@@ -139,6 +139,16 @@ def jobs_arg(value):
     return value
 
 
+def jobs_clamped(value, cores):
+    """A warning when a -j value asks for fewer than one slot here (GNU Parallel's -j 0, 'as
+    many as it can', or -N at or past the core count): the campaign runs one; else None."""
+    v = str(value).strip()
+    if re.fullmatch(r'0+|-\d+', v) and (v.startswith('-') and cores - int(v[1:]) < 1 or not v.startswith('-')):
+        return ('-j %s leaves no job slot on %d cores: the campaign runs 1 (it never runs more busy threads '
+                'than cores, so GNU Parallel\'s -j 0 is not taken up)' % (v, cores))
+    return None
+
+
 def parse_jobs_arg(value, cores):
     """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here; ValueError on
     anything else (-j and a preset's jobs are both checked by it)."""

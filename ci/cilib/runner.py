@@ -295,6 +295,9 @@ class Campaign:
                                     do_build=not opts.no_build)
             specs, too_new = drop_too_new(specs, self.java_version)
             warnings += too_new
+            clamped = planlib.jobs_clamped(cfg['jobs'], cfg['cores'])
+            if clamped and not cfg['sshloginfile']:
+                warnings.append(clamped)
             specs, factor = planlib.fit_one_round(specs, cfg['budget'], cfg['reserve'], self.slots(),
                                                   cfg['min_attempt'])
             if factor:
