@@ -312,9 +312,12 @@ class Campaign:
                     per_slot = planlib.floor_cost(specs, self.slots(), cfg['min_attempt']) / self.slots()
                     need = math.ceil(max(per_slot + camp['reserve'], per_slot * 4 / 3) / 60)
                     warnings.append('the budget (%s) is short of one round of the plan even with every job slot at '
-                                    'its minimum (%s): on %d slots the last plan jobs will not start; --budget %dm '
-                                    'runs each once (ci/premerge --base gives each build half of its --budget)'
-                                    % (hms(cfg['budget']), hms(cfg['min_attempt']), self.slots(), need))
+                                    'its minimum (%s): its %d jobs need at least %s on %d slots, with each job\'s '
+                                    'start, and %s of the budget is held back for the final triage, so the last '
+                                    'plan jobs will not start; --budget %dm runs each once (ci/premerge --base '
+                                    'gives each build half of its --budget)'
+                                    % (hms(cfg['budget']), hms(cfg['min_attempt']), len(specs), hms(per_slot),
+                                       self.slots(), hms(cfg['reserve']), need))
             errors = []
             presetlib.check_agent_options(specs, errors)
             if errors:
