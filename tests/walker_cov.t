@@ -84,6 +84,16 @@ print(len(miss.get("forte.cpp", [])), len(miss.get("frame_x86.cpp", [])), both)'
 read -r mforte mframe both <<<"$res"
 [ "${mforte:-0}" -gt 0 ] && [ "${mframe:-0}" -gt 0 ] && [ "$both" = 0 ]
 ok $? "campaign report: lines not reached in forte.cpp ($mforte) and frame_x86.cpp ($mframe), none also reached ($both)"
+# report.html lists every function reached (report.md the first 15 and how many more).
+res=$(cd ci && python3 -c '
+import sys; from cilib import walker
+s = walker.summary(sys.argv[1]); h = "".join(walker.html_section(s))
+t = h.split("id=\"walker-functions\"", 1)[-1].split("</table>", 1)[0]
+more = [l for l in walker.markdown(s) if l.startswith("| and ")]
+print(len(s["by_function"]), t.count("<tr><td><code>"), len(more))' "$d/u")
+read -r nfn nrows nmore <<<"$res"
+[ "${nfn:-0}" -gt 0 ] && [ "$nrows" = "$nfn" ] && { [ "$nfn" -le 15 ] || [ "$nmore" -ge 1 ]; }
+ok $? "report.html lists all $nfn functions reached ($nrows rows); report.md says how many it leaves out"
 
 # Temurin's libjvm carries its own .symtab.
 t=$(ls -d /usr/lib/jvm/temurin-25* 2>/dev/null | head -1)

@@ -490,7 +490,7 @@ def html_page(doc):
                  ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
                  ('budget / used', '%s / %s' % (hms(c['budget']), hms(st.get('consumed', 0)))),
                  ('sessions', len(st.get('sessions', []))), ('seed', c['seed']), ('parallel -j', c['jobs']),
-                 ('hosts', _hosts(t)),
+                 ('jobs per host', _hosts(t)),
                  ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
         p.append('<tr><th>%s</th><td>%s</td></tr>' % (_e(k), _e(v)))
     p.append('</table>')
@@ -512,23 +512,7 @@ def html_page(doc):
                     _e(_counts(r['verdicts'])), si(r['execs'])))
     p.append('</tbody></table>')
     p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
-    p.append('<h2>Walker coverage</h2><p id="walker-coverage">%s</p>' % _e(walker.line(doc.get('walker'))))
-    w = doc.get('walker') or {}
-    src, unreached = w.get('source_lines') or {}, w.get('source_unreached') or {}
-    if src or unreached:
-        # Files no job reached stay in the list: the lines of the walker nobody tested.
-        p.append('<table id="walker-lines"><thead><tr><th>source file</th><th>lines reached</th><th></th>'
-                 '<th>lines not reached</th><th></th></tr></thead><tbody>')
-        for f in sorted(set(src) | set(unreached), key=lambda f: (-len(src.get(f, ())), f)):
-            hit, miss = src.get(f, []), unreached.get(f)
-            p.append('<tr><td><code>%s</code></td><td class="num">%d</td><td>%s</td><td class="num">%s</td>'
-                     '<td>%s</td></tr>' % (_e(f), len(hit), _e(walker.ranges(hit)),
-                                           '?' if miss is None else len(miss), _e(walker.ranges(miss or []))))
-        p.append('</tbody></table>')
-        if not unreached:
-            p.append('<p>Lines not reached: not known. They come from <code>results/walker-blocks.txt</code>, '
-                     'written by the campaign\'s first local job to end, through the module\'s line tables; '
-                     'that file is missing here, names another module, or its lines could not be looked up.</p>')
+    p += walker.html_section(doc.get('walker'))
     p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
              '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
              '</thead><tbody>')

@@ -8,6 +8,7 @@ libjvm, so offsets from different jobs name the same blocks and the union is a s
 import os
 import re
 import subprocess
+from html import escape
 
 from . import util  # noqa: F401  (puts crash-triage on the path)
 from ctlib.collect import sysroot_of
@@ -82,6 +83,8 @@ def markdown(cov, top=15):
         out += ['| function | blocks reached |', '|---|---|']
         for fn, n in sorted(cov['by_function'].items(), key=lambda kv: (-kv[1], kv[0]))[:top]:
             out.append('| `%s` | %d |' % (fn, n))
+        if len(cov['by_function']) > top:
+            out.append('| and %d more (report.html lists them all) | |' % (len(cov['by_function']) - top))
     src = (cov or {}).get('source_lines') or {}
     unreached = (cov or {}).get('source_unreached') or {}
     if src:
@@ -89,13 +92,20 @@ def markdown(cov, top=15):
                 '|---|---|---|']
         for f, lines in sorted(src.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:top]:
             out.append('| `%s` | %d | %s |' % (f, len(lines), len(unreached[f]) if f in unreached else '?'))
-    elif cov and cov.get('sysroot') and not os.path.isfile(os.path.join(cov['sysroot'], cov['module'].lstrip('/'))):
-        out += ['', 'No source lines: the JDK ran in the root %s, which has no %s on this machine.'
-                % (cov['sysroot'], cov['module'])]
+        if len(src) > top:
+            out.append('| and %d more (report.html lists them all) | | |' % (len(src) - top))
     elif cov:
-        out += ['', 'No source lines: the module has no line tables here (install its -dbg package%s).'
-                % (' in the root %s' % cov['sysroot'] if cov.get('sysroot') else '')]
+        out += ['', no_lines_note(cov)]
     return out
+
+
+def no_lines_note(cov):
+    """Why a report with walker coverage names no source lines."""
+    if cov.get('sysroot') and not os.path.isfile(os.path.join(cov['sysroot'], cov['module'].lstrip('/'))):
+        return ('No source lines: the JDK ran in the root %s, which has no %s on this machine.'
+                % (cov['sysroot'], cov['module']))
+    return ('No source lines: the module has no line tables here (install its -dbg package%s).'
+            % (' in the root %s' % cov['sysroot'] if cov.get('sysroot') else ''))
 
 
 def block_lines(module, offsets, sysroot=None, timeout=120):
@@ -171,3 +181,35 @@ def summary(tree, lines=True):
         missed = _by_file(where[o] for o in armed if o in where)
         cov['source_unreached'] = {f: sorted(set(v) - set(cov['source_lines'].get(f, ()))) for f, v in missed.items()}
     return cov
+
+
+def html_section(cov):
+    """The report.html section: the line, every function reached (folded), and per source file
+    the lines reached and the armed lines not reached, as ranges."""
+    p = ['<h2>Walker coverage</h2><p id="walker-coverage">%s</p>' % escape(line(cov))]
+    w = cov or {}
+    by_fn = w.get('by_function') or {}
+    if by_fn:
+        p.append('<details><summary>%d functions reached</summary><table id="walker-functions"><thead><tr>'
+                 '<th>function</th><th>blocks reached</th></tr></thead><tbody>' % len(by_fn))
+        p += ['<tr><td><code>%s</code></td><td class="num">%d</td></tr>' % (escape(fn), n)
+              for fn, n in sorted(by_fn.items(), key=lambda kv: (-kv[1], kv[0]))]
+        p.append('</tbody></table></details>')
+    src, unreached = w.get('source_lines') or {}, w.get('source_unreached') or {}
+    if src or unreached:
+        # Files no job reached stay in the list: the lines of the walker nobody tested.
+        p.append('<table id="walker-lines"><thead><tr><th>source file</th><th>lines reached</th><th></th>'
+                 '<th>armed lines not reached</th><th></th></tr></thead><tbody>')
+        for f in sorted(set(src) | set(unreached), key=lambda f: (-len(src.get(f, ())), f)):
+            hit, miss = src.get(f, []), unreached.get(f)
+            p.append('<tr><td><code>%s</code></td><td class="num">%d</td><td>%s</td><td class="num">%s</td>'
+                     '<td>%s</td></tr>' % (escape(f), len(hit), escape(ranges(hit)),
+                                           '?' if miss is None else len(miss), escape(ranges(miss or []))))
+        p.append('</tbody></table>')
+        if not unreached:
+            p.append('<p>Lines not reached: not known. They come from <code>results/walker-blocks.txt</code>, '
+                     'written by the campaign\'s first local job to end, through the module\'s line tables; '
+                     'that file is missing here, names another module, or its lines could not be looked up.</p>')
+    elif cov:
+        p.append('<p>%s</p>' % escape(no_lines_note(cov)))
+    return p
