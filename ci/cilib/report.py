@@ -35,6 +35,11 @@ def _job_of(path):
     return m.group(1) if m else None
 
 
+WHERE_FROM = ('The smallest case is the bucket\'s smallest saved case, the one crash-triage/repro runs. The '
+              'rerun runs the first job attempt that met the bucket again, with that attempt\'s own input and '
+              'settings: another case than the smallest one when a later attempt saved a smaller one.')
+
+
 def bucket_sources(out):
     """{signature: {'jobs': [ids], 'attempt_dirs': [dirs], 'reproducer', 'repro'}}
     from triage's bucket files: which jobs produced each bucket, the smallest
@@ -316,7 +321,7 @@ def markdown(doc):
                  ('VM', '%s (%s)' % (c['java_home'], doc.get('java_version') or '?')),
                  ('budget', hms(c['budget'])), ('used', hms(st.get('consumed', 0))),
                  ('sessions', len(st.get('sessions', []))), ('seed', c['seed']),
-                 ('parallel -j', c['jobs']), ('hosts', _hosts(t)),
+                 ('parallel -j', c['jobs']), ('jobs per host', _hosts(t)),
                  ('job outcomes', _counts(t['outcomes'])), ('attempt verdicts', _counts(t['verdicts']))):
         lines.append('| %s | %s |' % (k, _md(v)))
     lines += ['', '## Plan', '', '| plan job | kind | parameters | slot | jobs | attempts | verdicts | execs |',
@@ -347,7 +352,8 @@ def markdown(doc):
     lines += ['']
     tri = doc.get('triage')
     if tri:
-        lines += ['## Buckets: where from', '', '| bucket | title | count | status | found by | reproducer | rerun |',
+        lines += ['## Buckets: where from', '', WHERE_FROM, '',
+                  '| bucket | title | count | status | found by | smallest case | rerun of its first attempt |',
                   '|---|---|---|---|---|---|---|']
         for b in tri.get('buckets', []):
             lines.append('| `%s` | %s | %d | %s | %s | %s | %s |' % (
@@ -542,8 +548,9 @@ def html_page(doc):
         p.append('</tbody></table>')
     tri = doc.get('triage') or {}
     if tri.get('buckets'):
-        p.append('<h2>Buckets: where from</h2><table id="bucket-sources"><thead><tr><th>bucket</th><th>found by</th>'
-                 '<th>reproducer</th><th>rerun</th></tr></thead><tbody>')
+        p.append('<h2>Buckets: where from</h2><p>%s</p><table id="bucket-sources"><thead><tr><th>bucket</th>'
+                 '<th>found by</th><th>smallest case</th><th>rerun of its first attempt</th></tr></thead><tbody>'
+                 % _e(WHERE_FROM))
         for b in tri['buckets']:
             found = b.get('found_by', [])
             p.append('<tr><td>%s<br><code>%s</code></td><td>%d job%s<br><code>%s</code></td><td><code>%s</code></td>'
