@@ -28,6 +28,12 @@ $T --signature "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log >"$tmp
 [ $rc = 0 ] && grep -q '^# .*INCOMPLETE (truncated' "$tmp/sig.out" && grep -q 'is incomplete (truncated' "$tmp/sig.err" &&
   [ "$(grep -vc '^#' "$tmp/sig.out")" = 1 ]
 ok $? "--signature of a truncated file marks it incomplete ($(head -1 "$tmp/sig.out" | cut -c1-140))"
+# A run over a tree names each report cut short, with where it ends (a corrupt case file is named too).
+mkdir -p "$tmp/cut"
+head -c 700 "$f" >"$tmp/cut/hs_err_pid10.log"
+$T --out "$tmp/cut-out" "$tmp/cut" >"$tmp/cut.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "^triage: $tmp/cut/hs_err_pid10.log: truncated hs_err: it ends at byte 700 (line [0-9]*), before its 'END.'" "$tmp/cut.out"
+ok $? "a triage run names a truncated hs_err and where it ends (rc $rc: $(grep -m1 'pid10' "$tmp/cut.out" | cut -c1-120))"
 # A bucket of cut reports only says so in the report tables, not just in bucket.json.
 mkdir -p "$tmp/cut" && cp "$tmp"/tree/hs_err-17-unsafe-put-truncated/hs_err_pid*.log "$tmp/cut/"
 $T -q --no-symbolize --out "$tmp/cut-o" "$tmp/cut" >/dev/null 2>&1
