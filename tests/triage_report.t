@@ -61,12 +61,16 @@ tap(c.rows == 1 + len(rep['buckets']), 'bucket table has a header and %d rows (%
 tap(not c.ext, 'no external resources %s' % c.ext[:3])
 tap(c.tags.get('style') == 1, 'CSS is inline')
 html = open(os.path.join(out, 'report.html'), encoding='utf-8').read()
-tap(all(b['title'].replace('<', '&lt;') in html and b['repro'] in html
-        and b['repro'] == 'crash-triage/repro ' + os.path.join(out, 'buckets', b['signature']) for b in rep['buckets']),
-    'every bucket title and its reproduce command (crash-triage/repro OUT/buckets/SIG) are in the HTML')
+with_case = [b for b in rep['buckets'] if b['smallest_case']]
+tap(with_case and all(b['title'].replace('<', '&lt;') in html and (
+        b['repro'] in html and b['repro'] == 'crash-triage/repro ' + os.path.join(out, 'buckets', b['signature'])
+        if b['smallest_case'] else b['repro'] is None) for b in rep['buckets']),
+    'every bucket title is in the HTML, with its reproduce command (crash-triage/repro OUT/buckets/SIG) '
+    'when it has a case to run (%d of %d), and none when it has not' % (len(with_case), len(rep['buckets'])))
 md = open(os.path.join(out, 'report.md')).read()
-tap(sum(1 for l in md.splitlines() if l.startswith('| ') and '`crash-triage/repro' in l) == len(rep['buckets']),
-    'report.md has one table row per bucket')
+rows = [l for l in md.splitlines() if l.startswith('| ') and ('`crash-triage/repro' in l or 'no case to run again' in l)]
+tap(len(rows) == len(rep['buckets']) and sum('`crash-triage/repro' in l for l in rows) == len(with_case),
+    'report.md has one table row per bucket, a reproduce command in those with a case')
 t = rep['totals']
 tap(t['buckets'] == len(rep['buckets']) and t['reports'] == sum(b['count'] for b in rep['buckets']),
     'report.json totals agree with its buckets')

@@ -8,6 +8,7 @@ import time
 from .outdir import write_atomic
 
 REPRO = 'crash-triage/repro {bucket}'
+NO_REPRO = 'no case to run again (hs_err or ASan report only)'
 
 
 HEX_RE = re.compile(r'^[0-9a-fA-F]+$')
@@ -87,7 +88,8 @@ def summarize(store, known=None, skipped=0):
             # 'artifact' (a fuzzer's crash input triage replayed), {'runs', 'reports', 'same'} of
             # triage's own replay of it (verify.py), or None: not tried
             'smallest_case_replayed': (b.get('smallest_case') or {}).get('replayed'),
-            'repro': REPRO.format(bucket=os.path.join(store.out, 'buckets', sig)),
+            # repro runs a bucket's case: one with none (hs_err files alone, ASan reports) has no command
+            'repro': REPRO.format(bucket=os.path.join(store.out, 'buckets', sig)) if b.get('smallest_case') else None,
             'times': [m['time'] for m in b['members'] if m.get('time') is not None],
         })
     buckets.sort(key=lambda x: (-x['count'], x['title']))
@@ -193,10 +195,10 @@ def markdown(summary):
            '| # | title | count | sources | first seen | last seen | status | representative | reproduce |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
-        out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | `%s`%s |' % (
+        out.append('| %d | %s `%s` | %d | %s | %s | %s | %s | %s | %s%s |' % (
             i, _md_cell(b['title'] + title_notes(b)), b['signature'], b['count'], _md_cell(_sources(b['sources'])),
             _md_cell(b['first_seen']), _md_cell(b['last_seen']), _md_cell(b['status']),
-            _md_cell(b['representative']), b['repro'], _md_cell(replay_note(b))))
+            _md_cell(b['representative']), '`%s`' % b['repro'] if b['repro'] else NO_REPRO, _md_cell(replay_note(b))))
     if summary['needs_replay']:
         out += ['', '## Fuzzer artifacts that need a replay', '']
         out += ['- `%s`' % n['path'] for n in summary['needs_replay']]
@@ -307,7 +309,7 @@ def html_page(summary):
                     '<td>%s</td><td>%s</td><td>%s</td><td><code>%s</code></td><td><code>%s</code></td></tr>' % (
                         e(b['status'] or ''), i, e(b['title'] + title_notes(b)), e(b['signature']), b['count'],
                         e(_sources(b['sources'])), e(b['first_seen'] or '-'), e(b['last_seen'] or '-'),
-                        e(b['status'] or '-'), e(b['representative']), e(b['repro'])))
+                        e(b['status'] or '-'), e(b['representative']), e(b['repro'] or NO_REPRO)))
     extra = ''
     if summary['needs_replay']:
         extra += '<h2>Fuzzer artifacts that need a replay</h2><ul>%s</ul>' % ''.join(
