@@ -163,6 +163,15 @@ opts = writeup.replay_options('/r/stress/run --out o --scenario gc --jfr --jvm-f
 a = repro.build_parser().parse_args(['x'] + shlex.split(opts))
 ok = a.via == 'stress' and a.scenario == 'gc' and a.stress_args == '--jfr' and a.jvm_flags == '-Xint'
 print(('ok' if ok else 'not ok') + ' - writeup prints repro options that parse back to the same workload (%s)' % opts.strip())
+# Frames are numbered as a debugger does (an inlined function is a frame of its own, marked), and
+# a run of frames nothing names is one line.
+from ctlib.model import Frame
+fr = [Frame(function='inner', module='/j/libjvm.so', offset=16, inlined=True), Frame(function='outer', module='/j/libjvm.so', offset=16)]
+fr += [Frame() for _ in range(5)] + [Frame(function='main', module='/j/libjvm.so', offset=32)]
+got = [l.split()[0] for l in writeup.frame_lines(fr)]
+lines = writeup.frame_lines(fr)
+ok = got == ['0', '1', '2-6', '7'] and '[inlined]' in lines[0] and '[inlined]' not in lines[1] and '5 frames' in lines[2]
+print(('ok' if ok else 'not ok') + ' - writeup numbers every frame, marks inlined ones, folds 5 nameless ones (%s)' % got)
 PY
 
 # -- the real replay tool with the test hook ------------------------------------------------
