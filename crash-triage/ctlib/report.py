@@ -8,7 +8,7 @@ import time
 from .outdir import write_atomic
 
 REPRO = 'crash-triage/repro {bucket}'
-NO_REPRO = 'no case to run again (hs_err or ASan report only)'
+NO_REPRO = 'no case to run again (none of its reports carried one)'
 
 
 HEX_RE = re.compile(r'^[0-9a-fA-F]+$')
