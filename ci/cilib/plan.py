@@ -142,16 +142,21 @@ def jobs_arg(value):
 def jobs_clamped(value, cores):
     """A warning when a -j value asks for fewer than one slot here (GNU Parallel's -j 0, 'as
     many as it can', or -N at or past the core count): the campaign runs one; else None."""
-    v = str(value).strip()
-    if re.fullmatch(r'0+|-\d+', v) and (v.startswith('-') and cores - int(v[1:]) < 1 or not v.startswith('-')):
+    v, asked = _slots_asked(value, cores)
+    if asked < 1 and not v.endswith('%'):
         return ('-j %s leaves no job slot on %d cores: the campaign runs 1 (it never runs more busy threads '
                 'than cores, so GNU Parallel\'s -j 0 is not taken up)' % (v, cores))
     return None
 
 
 def parse_jobs_arg(value, cores):
-    """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here; ValueError on
+    """GNU Parallel -j forms: N, N%, +N, -N -> a number of slots here, at least one; ValueError on
     anything else (-j and a preset's jobs are both checked by it)."""
+    return max(1, _slots_asked(value, cores)[1])
+
+
+def _slots_asked(value, cores):
+    """(the -j text, the slots it asks for here, which may be fewer than one)."""
     v = str(value).strip()
     if not re.fullmatch(r'\+?\d+|-\d+|\d+(\.\d+)?%', v):
         raise ValueError(v)
@@ -159,9 +164,7 @@ def parse_jobs_arg(value, cores):
         pct = float(v[:-1])
         if not pct > 0:
             raise ValueError(v)
-        return max(1, int(cores * pct / 100))
-    if v.startswith('+'):
-        return cores + int(v[1:])
+        return v, int(cores * pct / 100)
     if v.startswith('-'):
-        return max(1, cores - int(v[1:]))
-    return max(1, int(v))
+        return v, cores - int(v[1:])
+    return v, cores + int(v[1:]) if v.startswith('+') else int(v)
