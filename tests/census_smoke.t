@@ -45,7 +45,7 @@ assert r['execs']['best'] > 0 and r['execs']['blind'] > 0, r['execs']
 assert len(r['rows']) == 1 and r['rows'][0]['confirm']['hs_err'] == 1, r['rows']
 PY
 md=$(ls "$d"/c/reproducers/*.md 2>/dev/null | head -1)
-[ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ via=stress scenario=spin jvm=-XX:\+UseSerialGC,-XX:-UseCompressedOops time=10s agent=mode=signal,interval=100us stress=--threads,[0-9]+ expect=[0-9a-f]+$' &&
+[ -n "$md" ] && [ -s "${md%.md}.case" ] && head -1 "$md" | grep -Eq '^verify: case=jdk[0-9]+-forte-fill-call-trace-given-top-[0-9a-f]{6}\.case jdk=[0-9]+ build=[0-9][^ ]* via=stress scenario=spin jvm=-XX:\+UseSerialGC,-XX:-UseCompressedOops time=10s agent=mode=signal,interval=100us stress=--threads,[0-9]+ expect=[0-9a-f]+$' &&
   grep -q '^- reachability: ' "$md"
 ok $? "the real root cause's reproducer is written with its verify: line and report ($(head -1 "$md" 2>/dev/null))"
 python3 - "$md" <<'EOF' >"$d/block.out" 2>&1

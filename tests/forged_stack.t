@@ -74,6 +74,24 @@ ok $? "verify-reproducers: nothing tested (no JDK 4 here) is exit 3, not a pass 
 crash-triage/verify-reproducers --dir "$d/repros" --jdk /tmp >"$d/vr5.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q -- "--jdk '/tmp' has no bin/java" "$d/vr5.out"; ok $? "verify-reproducers: a --jdk that is no JDK is exit 2 (rc $rc)"
 
+# build=: the build the case was found on. Run on that build, the line is plain; run on the
+# only JDK of that version here when it is another build, the line says so; a build of
+# another version is a malformed line.
+build=$(sed -n 's/^JAVA_RUNTIME_VERSION="\(.*\)"$/\1/p' "$JAVA_HOME/release")
+mkdir -p "$d/repros-build"; cp "$d/repros/forged.case" "$d/repros-build/"
+echo "verify: case=forged.case jdk=$major build=$build via=replay api=asgst expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros-build/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-build" --jdk "$JAVA_HOME" -n 1 >"$d/vb1.out" 2>&1; rc=$?
+[ -n "$build" ] && [ $rc = 0 ] && grep -q '^ok    forged.case (JDK [0-9]*): 1/1 attempts gave SIGSEGV in ASGST_RunWithIterator$' "$d/vb1.out"
+ok $? "verify-reproducers: a reproducer of this build ($build) runs here and says nothing of builds (rc $rc: $(head -1 "$d/vb1.out"))"
+echo "verify: case=forged.case jdk=$major build=$major.0.0+0-elsewhere via=replay api=asgst expect=SIGSEGV in ASGST_RunWithIterator" >"$d/repros-build/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-build" --jdk "$JAVA_HOME" -n 1 >"$d/vb2.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "^ok .*1/1 attempts gave .* (found on build $major.0.0+0-elsewhere; .* is $build)$" "$d/vb2.out"
+ok $? "verify-reproducers: one found on another build runs on the JDK here, and its line says which builds (rc $rc: $(head -1 "$d/vb2.out" | cut -c1-160))"
+echo "verify: case=forged.case jdk=$major build=4.0.1 via=replay expect=x" >"$d/repros-build/forged.md"
+crash-triage/verify-reproducers --dir "$d/repros-build" -n 1 >"$d/vb3.out" 2>&1; rc=$?
+[ $rc = 2 ] && grep -q "forged.md:1: build= wants a build of JDK $major such as $major.0.1+2, got '4.0.1'" "$d/vb3.out"
+ok $? "verify-reproducers: a build= of another version is named with its file and line (rc $rc: $(tail -1 "$d/vb3.out"))"
+
 # jvm= reaches the replayed JVM: a flag set it starts with reproduces, one it refuses runs nothing.
 mkdir -p "$d/repros-jvm" "$d/repros-jvm-bad"
 cp "$d/repros/forged.case" "$d/repros-jvm/"; cp "$d/repros/forged.case" "$d/repros-jvm-bad/"

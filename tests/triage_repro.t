@@ -145,6 +145,31 @@ crash-triage/minimize "$r" --tries 1 --max-steps 1 --time 1s --java-home "$tmp/j
 grep -q "^minimize: warning: the reproducer was written for JDK 17" "$tmp/r19" && grep -q "^minimize: reproducer " "$tmp/r19" \
   && ! grep -q "^repro:" "$tmp/r19"
 ok $? "minimize says the same in its own name ($(grep -m1 warning "$tmp/r19" | cut -c1-60))"
+# Of two JDKs of one version, a reproducer runs on the build its build= names; the first
+# when it names none, or one that is not here (and then says which builds).
+for b in 99.0.1+1-a 99.0.2+7-b; do
+  mkdir -p "$tmp/jdk-$b/bin"; cp "$tmp/jdk99/bin/java" "$tmp/jdk-$b/bin/"
+  echo "JAVA_RUNTIME_VERSION=\"$b\"" >"$tmp/jdk-$b/release"
+done
+python3 - "$PWD" "$tmp" >"$tmp/pick.out" 2>&1 <<'PY'
+import os, sys
+sys.path.insert(0, sys.argv[1] + '/crash-triage')
+from ctlib import reproducers as r
+t = sys.argv[2]
+jdks = r.find_jdks([t + '/jdk-99.0.1+1-a', t + '/jdk-99.0.2+7-b'])
+for build in (None, '99.0.2+7-b', '99.0.1+1-a', '99.0.3+1'):
+    home, note = r.jdk_for(dict({'jdk': '99'}, **({'build': build} if build else {})), jdks)
+    print(build, os.path.basename(home), note)
+print(r.jdk_for({'jdk': '98'}, jdks))
+PY
+[ "$(sed -n 1,4p "$tmp/pick.out" | cut -d' ' -f1-2)" = "None jdk-99.0.1+1-a
+99.0.2+7-b jdk-99.0.2+7-b
+99.0.1+1-a jdk-99.0.1+1-a
+99.0.3+1 jdk-99.0.1+1-a" ] && [ "$(sed -n 1,3p "$tmp/pick.out" | cut -d' ' -f3)" = "None
+None
+None" ] && grep -qx "99.0.3+1 jdk-99.0.1+1-a found on build 99.0.3+1; $tmp/jdk-99.0.1+1-a is 99.0.1+1-a" "$tmp/pick.out" \
+  && sed -n 5p "$tmp/pick.out" | grep -qx '(None, None)'
+ok $? "of two JDKs of one version, build= picks its own; none or an absent one takes the first and says so ($(tr '\n' '|' <"$tmp/pick.out" | cut -c1-200))"
 # A finding run that named no scenario ran stress/run's default one, not repro's.
 sed -i 's/ --scenario deopt//' "$tmp/stree/a1/cmd"
 $RP "$sb" -n 1 --time 1s --java-home "$tmp/fakejdk" >"$tmp/r17" 2>&1

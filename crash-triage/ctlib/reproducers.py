@@ -2,10 +2,11 @@
 that says how a case brings its root cause back, and the JDKs of this machine by major
 version. Read by crash-triage/verify-reproducers and crash-triage/repro.
 
-  verify: case=NAME.case jdk=17 via=stress scenario=spin,inline time=10s expect=TITLE-OR-SIG
+  verify: case=NAME.case jdk=17 build=17.0.21.1+2-1-deb12u1-Debian via=stress time=10s expect=TITLE-OR-SIG
 
 (key=value words; expect= runs to the end of the line, so a title may hold blanks). jdk is a
-major version; via, scenario, time, agent (extra agent options) and api are
+major version; build, when given, the build the case was found on (the JDK's
+JAVA_RUNTIME_VERSION): of two JDKs of one major version, that one runs it; via, scenario, time, agent (extra agent options) and api are
 crash-triage/repro's; jvm= holds the JVM flags the case was found under and stress= the
 workload's stress/run options (repro --stress-args), each joined by commas."""
 import glob
@@ -14,8 +15,8 @@ import re
 import subprocess
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-KEYS = ('case', 'jdk', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm', 'stress')
-from .jdk import JDK_HANDLES  # noqa: E402,F401 (repro names it)
+KEYS = ('case', 'jdk', 'build', 'via', 'scenario', 'time', 'expect', 'agent', 'api', 'jvm', 'stress')
+from .jdk import JDK_HANDLES, identity  # noqa: E402,F401 (repro names JDK_HANDLES)
 from .reproduce import InputError, seconds_of  # noqa: E402
 
 
@@ -59,6 +60,9 @@ def parse_verify(md_path):
                                   % (md_path, no, spec['time']))
             if not spec['jdk'].isdigit():
                 raise BadLine('%s:%d: jdk= wants a major version such as 17, got %r' % (md_path, no, spec['jdk']))
+            if 'build' in spec and not re.fullmatch(r'%s(?:[.+-][0-9A-Za-z.+_-]*)?' % spec['jdk'], spec['build']):
+                raise BadLine('%s:%d: build= wants a build of JDK %s such as %s.0.1+2, got %r'
+                              % (md_path, no, spec['jdk'], spec['jdk'], spec['build']))
             spec['where'] = '%s:%d' % (os.path.relpath(md_path, REPO), no)
             spec['md'] = md_path
             out.append(spec)
@@ -91,18 +95,33 @@ def jdk_major(home):
 
 
 def find_jdks(paths):
+    """{major version: [home, ...]} of the JDKs at paths, in their order (none given: the
+    system's JDKs, then the handles ci/install-jdk made for JDKs in a root)."""
     if not paths:
-        # the system's JDKs, then the handles ci/install-jdk made for JDKs in a root
         paths = sorted(p for p in glob.glob('/usr/lib/jvm/*') if os.path.isfile(os.path.join(p, 'bin', 'javac'))
                        and not os.path.islink(p))
         paths += sorted(glob.glob(os.path.join(JDK_HANDLES, 'jdk*')))
     jdks = {}
     for p in paths:
-        major = jdk_major(p)
-        if major and major not in jdks:
-            jdks[major] = os.path.realpath(p)
+        major, home = jdk_major(p), os.path.realpath(p)
+        if major and home not in jdks.get(major, []):
+            jdks.setdefault(major, []).append(home)
     return jdks
 
+
+def jdk_for(spec, jdks):
+    """(home, note) of the JDK a reproducer runs on, of those find_jdks gave: of its major
+    version, the one of its build= when that is here, else the first. note is None, or says
+    the build differs from the one the case was found on (a case is relative to the VM's
+    code: a miss on another build says less). (None, None) when none has its major version."""
+    homes = jdks.get(spec['jdk']) or []
+    if not homes:
+        return None, None
+    want = spec.get('build')
+    for h in homes:
+        if not want or identity(h)['version'] == want:
+            return h, None
+    return homes[0], 'found on build %s; %s is %s' % (want, homes[0], identity(homes[0])['version'] or 'of no known build')
 
 
 def for_case(path):
