@@ -350,6 +350,13 @@ printf '{"buckets": [{"signature": "0123456789ab", "title": "SIGSEGV in f < g", 
 ci/known-list --java-home "$JAVA_HOME" --from "$d/kl-triage" >"$d/kl5.out" 2>&1
 [ -z "$bad" ] && grep -q '^ba9876543210  # SIGSEGV in f$' "$d/kl5.out" && grep -q '^# debug-info: \(yes\|no\)$' "$d/kl5.out"
 ok $? "known-list: a bad report.json is exit 2 naming it${bad:+ (not:$bad)}; folded signatures and the debug-info header are written"
+# --reproducers: every checked-in reproducer of this major version, by its verify: line.
+major=$("$JAVA_HOME/bin/java" -version 2>&1 | sed -n 's/.*version "\([0-9]*\).*/\1/p' | head -1)
+want=$(sed -n "s/^verify: .* jdk=$major .*expect=\([0-9a-f]\{12\}\)\$/\1/p" corpus/reproducers/*.md | sort -u)
+ci/known-list --java-home "$JAVA_HOME" --reproducers >"$d/kl6.out" 2>&1; rc=$?
+got=$(grep -o '^[0-9a-f]\{12\}' "$d/kl6.out" | sort -u)
+[ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]
+ok $? "known-list --reproducers lists the $(echo "$want" | wc -w) reproducers of JDK $major (rc $rc, $(echo "$got" | wc -w) listed)"
 
 # premerge: an unusable JAVA_HOME is exit 3 (nothing tested), with JUnit saying why.
 ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?
