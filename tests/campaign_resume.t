@@ -99,6 +99,42 @@ key = lambda r: sorted((x['signature'], x['count']) for x in r['buckets'])
 assert key(a) == key(b) and key(a), (key(a), key(b))
 EOF
 
+# Ctrl-C while the campaign finishes (its final triage, then the report): each signal
+# is counted, a second one stops the triage, and the report is still written. A signal
+# that raised out of the handler there once left a traceback and no report.
+write_preset "$d/late.preset" budget=8s job_time=4s min_attempt=2s rounds=1 triage_every=3s progress_every=5s <<'EOF'
+
+[stress caught]
+cores = 1
+scenario = spin
+agent = test_plant=0x10
+EOF
+late=$d/late
+ci/campaign --preset "$d/late.preset" --out "$late" --no-build -j 1 --seed 7 >"$d/late.out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do grep -q 'campaign: triage of' "$d/late.out" && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
+n=0; while kill -INT $pid 2>/dev/null && [ $n -lt 1500 ]; do n=$((n + 1)); sleep 0.02; done
+wait $pid; rc=$?
+[ $rc = 130 ] && ! grep -q Traceback "$d/late.out" && [ -s "$late/report.md" ] && grep -q "^report: $late/report.md" "$d/late.out" &&
+  ! pgrep -f "$late" >/dev/null
+ok $? "Ctrl-C every 20 ms while it finishes ($n signals): exit 130, no traceback, the report written, nothing left running (rc $rc: $(grep -m1 -e Traceback -e 'interrupted after' "$d/late.out"))"
+
+# The same window, made certain: signals while finish() writes state.json and the report
+# (a bigger campaign's report takes seconds) are counted and stop a running triage child,
+# and raise nothing into the code they interrupt.
+python3 - "$PWD" >"$d/late-unit.out" 2>&1 <<'PY'
+import subprocess, sys
+sys.path.insert(0, sys.argv[1] + '/ci')
+from cilib.runner import Campaign
+c = Campaign.__new__(Campaign)
+c.interrupts, c.triage_proc = 1, subprocess.Popen(['sleep', '60'])
+for _ in range(3):
+    c._on_signal_late(2, None)
+print(c.interrupts, c.triage_proc.wait(timeout=10))
+PY
+grep -qx '4 -15' "$d/late-unit.out"
+ok $? "a late signal is counted and stops the triage child, and raises nothing ($(tail -1 "$d/late-unit.out"))"
+
 # An interrupted pre-merge says how to resume its campaign and then judge it: the campaign
 # resumed alone writes no verdict, JUnit file or summary.
 pm=$d/pm

@@ -594,12 +594,13 @@ class Campaign:
         self.interrupts += 1
 
     def _on_signal_late(self, signum, frame):
+        # Counted, and the triage child stopped; never raised: an exception from here
+        # lands in whatever finish() is doing (writing state.json, the report), and a
+        # campaign interrupted there would leave no report and its lock behind.
         self.interrupts += 1
         p = getattr(self, 'triage_proc', None)
         if p is not None and p.poll() is None:
             p.terminate()
-        if self.interrupts > 1:
-            raise KeyboardInterrupt
 
     # --- triage ---
     def triage_argv(self, final=True):
@@ -728,16 +729,14 @@ class Campaign:
                 pass
         if not interrupted_twice:
             self.say('triage of %s' % self.path('results'))
-            try:
-                trc = self.final_triage()
-                if trc not in (0, 1) and not self.interrupts:
-                    # Results that were not triaged (a full disk, a damaged triage/) may hide
-                    # new buckets: the campaign cannot say it found nothing new.
-                    self.say('the final triage failed (exit %d, see %s)' % (trc, self.path('triage.log')))
-                    if code == EXIT_DONE:
-                        code = EXIT_NOT_RUN
-            except KeyboardInterrupt:
-                interrupted_twice = True
+            trc = self.final_triage()
+            if trc not in (0, 1) and not self.interrupts:
+                # Results that were not triaged (a full disk, a damaged triage/) may hide
+                # new buckets: the campaign cannot say it found nothing new.
+                self.say('the final triage failed (exit %d, see %s)' % (trc, self.path('triage.log')))
+                if code == EXIT_DONE:
+                    code = EXIT_NOT_RUN
+            interrupted_twice = self.interrupts > 1
         if self.interrupts and self.state.get('status') != 'interrupted':
             # SIGTERM or SIGINT during the final triage: what it had is reported, and
             # --resume (or ci/premerge --report-only) triages the rest.
