@@ -25,6 +25,10 @@ details summary{cursor:pointer;margin:0.5em 0}
 """
 
 
+YIELD_NOTE = ('Buckets credited to the group that met them first, per CPU-minute (ci/cilib/yields.py); VM '
+              'buckets fault in libjvm. jobs: those that made an attempt; skipped: those that ended before '
+              'one, for want of budget or given away by the yield weighting (skipped (budget), skipped (yield)).')
+
 def _attempt_dir(path):
     m = re.search(r'^(.*/results/jobs/[^/]+/g\d+a\d+)/', path or '')
     return m.group(1) if m else None
@@ -331,8 +335,7 @@ def markdown(doc):
             r['id'], r['kind'], _md(r['desc']), r['job_time'], r['jobs'], r['attempts'],
             _md(_counts(r['verdicts'])), si(r['execs'])))
     lines += ['', '## Throughput', '', throughput_line(t), '']
-    lines += ['## Yield by group', '', 'Buckets credited to the group that met them first, per CPU-minute '
-              '(ci/cilib/yields.py); VM buckets fault in libjvm.', '']
+    lines += ['## Yield by group', '', YIELD_NOTE, '']
     lines += yields.markdown(doc.get('yield') or [])
     lines += ['', '## Walker coverage', ''] + walker.markdown(doc.get('walker'))
     lines += ['', '## Job outcomes', '', '| job | host | CPUs | outcome | attempts | secs | execs | execs/s |',
@@ -519,13 +522,14 @@ def html_page(doc):
     p.append('</tbody></table>')
     p.append('<h2>Throughput</h2><p id="throughput">%s</p>' % _e(throughput_line(t)))
     p += walker.html_section(doc.get('walker'))
-    p.append('<h2>Yield by group</h2><table id="yield"><thead><tr><th>group</th><th>jobs</th><th>CPU-min</th>'
-             '<th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th></tr>'
-             '</thead><tbody>')
+    p.append('<h2>Yield by group</h2><p>%s</p><table id="yield"><thead><tr><th>group</th><th>jobs (skipped)</th>'
+             '<th>CPU-min</th><th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th>'
+             '</tr></thead><tbody>' % _e(YIELD_NOTE))
     for r in doc.get('yield') or []:
-        p.append('<tr><td>%s</td><td class="num">%d</td><td class="num">%.1f</td><td class="num">%d</td>'
+        p.append('<tr><td>%s</td><td class="num">%d (%d)</td><td class="num">%.1f</td><td class="num">%d</td>'
                  '<td class="num">%d</td><td class="num">%d</td><td class="num">%.2f</td></tr>'
-                 % (_e(r['group']), r['jobs'], r['cpu_min'], r['buckets'], r['vm'], r['new'], r['per_cpu_min']))
+                 % (_e(r['group']), r['jobs'], r.get('skipped', 0), r['cpu_min'], r['buckets'], r['vm'], r['new'],
+                    r['per_cpu_min']))
     p.append('</tbody></table>')
     ran = [j for j in doc['jobs'] if j['outcome'] != 'not started']
     p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs started (of %d planned)</summary>'
