@@ -1,7 +1,8 @@
 # Sourced by fuzz/run-libfuzzer, fuzz/run-afl and ci/job. write_replay_env FILE
 # writes the harness settings of the run about to start (every ASGF_* variable
-# but those that do not change what a case does: ASGF_OUT, and the wrappers'
-# own corpus staging and root entry, which the harness skips too (fuzz/harness.c);
+# but those that do not change what a case does: ASGF_OUT, the campaign's file
+# of armed walker blocks (an output, written once), and the wrappers' own corpus
+# staging and root entry, which the harness skips too (fuzz/harness.c);
 # one NAME=VALUE a line) where crash-triage looks for them when it
 # replays a crash artifact of this run: in the artifact's directory or up to
 # three above it (crash-triage/README.md, "replay.env"). Without them a replay
@@ -14,7 +15,7 @@
 replay_env_now() {
   local pre=${LD_PRELOAD:-}
   [ -n "${AFL_PRELOAD:-}" ] && pre=${pre:+$pre:}$AFL_PRELOAD
-  { env | grep '^ASGF_[A-Z0-9_]*=' | grep -Ev '^ASGF_(OUT|PRELOAD|CORPUS_STAGE|STAGE_[A-Z0-9_]*|IN_JDK_ROOT|SYSROOT)='
+  { env | grep '^ASGF_[A-Z0-9_]*=' | grep -Ev '^ASGF_(OUT|PRELOAD|CORPUS_STAGE|STAGE_[A-Z0-9_]*|IN_JDK_ROOT|SYSROOT|WALKER_BLOCKS)='
     [ -n "$pre" ] && echo "ASGF_PRELOAD=$pre"
   } | LC_ALL=C sort
 }

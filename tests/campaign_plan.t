@@ -110,6 +110,23 @@ ci/campaign --resume --budget 10m --dry-run --out "$d/fit" --no-build >"$d/fit2.
 grep -q 'short of one round of the plan' "$d/fit1.out" && grep -q '01-stress-signal-forge 42s' "$d/fit1.out" &&
   grep -q '01-stress-signal-forge 75s' "$d/fit2.out"
 ok $? "a campaign fitted to 5 minutes, resumed with 10, gets the preset's slots back ($(grep -o '01-stress-signal-forge [0-9]*s' "$d/fit1.out" "$d/fit2.out" | tr '\n' ' '))"
+# The start line says when jobs that keep every CPU busy run one at a time on the slots.
+n=$(nproc)
+write_preset "$d/wide.preset" budget=2m job_time=10s <<EOF
+[stress wide]
+scenario = spin
+cores = $n
+[stress narrow]
+scenario = spin
+cores = 1
+EOF
+ci/campaign --preset "$d/wide.preset" --dry-run --out "$d/wide" --no-build -j 2 >"$d/wide.out" 2>&1
+if [ "$n" -ge 2 ]; then
+  grep -q "2 plan jobs x [0-9]* rounds on 2 slots (1 of the plan jobs keep all $n CPUs busy: each runs alone)" "$d/wide.out"
+else
+  grep -q "2 plan jobs x [0-9]* rounds on 1 slots, budget" "$d/wide.out"
+fi
+ok $? "the start line names the jobs that keep every CPU busy ($(grep -o 'rounds on [^,]*' "$d/wide.out"))"
 # Job list: deterministic, and a bigger budget only appends rounds.
 py <<'EOF' >"$d/jobs.out" 2>&1; ok $? "job list is stable and grows by appending"
 from cilib import preset, plan

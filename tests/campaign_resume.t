@@ -57,6 +57,9 @@ for seq in $(cat "$d/done1"); do
 done >"$d/done1.md5"
 interrupted=$(grep -l 'interrupted' "$out"/results/jobs/*/attempts.tsv 2>/dev/null | wc -l)
 ok $(( interrupted < 1 )) "the jobs stopped by the interruption recorded it ($interrupted)"
+# ...and wrote job.json (host, CPUs, status) before GNU Parallel gave up on them.
+nojson=$(for jd in "$out"/results/jobs/*/; do [ -s "$jd/attempts.tsv" ] && [ ! -s "$jd/job.json" ] && echo "$jd"; done | wc -l)
+ok $(( nojson != 0 )) "every job that started has its job.json after the interruption ($nojson without)"
 
 ci/campaign --resume --out "$out" --no-build >"$d/run2.out" 2>&1; rc=$?
 ok $rc "resumed campaign exits 0 (got $rc; $(grep 'campaign: done' "$d/run2.out"))"

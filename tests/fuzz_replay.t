@@ -110,6 +110,10 @@ fake=$PWD/$BUILD/tests/libfake_proto.so
 (unset LD_PRELOAD; . fuzz/replay-env.sh && AFL_PRELOAD=$fake ASGF_API=asgst write_replay_env "$d/replay.env")
 grep -qxF "ASGF_PRELOAD=$fake" "$d/replay.env"
 ok $? "an AFL++ run's replay.env names its AFL_PRELOAD ($(grep PRELOAD "$d/replay.env" | sed "s|$PWD/||"))"
+# Outputs of the run are not settings of its cases: a replay must not write into them.
+(. fuzz/replay-env.sh && ASGF_OUT=$d/o ASGF_WALKER_BLOCKS=$d/wb.txt ASGF_API=agct write_replay_env "$d/replay-out.env")
+grep -qx 'ASGF_API=agct' "$d/replay-out.env" && ! grep -q -e '^ASGF_OUT=' -e '^ASGF_WALKER_BLOCKS=' "$d/replay-out.env"
+ok $? "replay.env leaves out the run's outputs, ASGF_OUT and ASGF_WALKER_BLOCKS ($(grep -c '^ASGF_' "$d/replay-out.env") settings)"
 env $(grep '^ASGF_' "$d/replay.env") fuzz/replay -n 1 --record-dir "$d/pre" "$repro" >"$d/pre.out" 2>&1; rc=$?
 [ $rc -eq 0 ] && grep -q 'backend asgst' "$d/pre.out"
 ok $? "a replay with those settings runs on the preloaded stand-in (exit $rc)"

@@ -29,6 +29,9 @@ printf '%s\n' "$out" | tail -1 | grep -q ' seed=4242 ' && grep -q '^asgst-stress
 ok $? "the workload ran with --seed and the verdict line names it ($(grep -o '^asgst-stress: jdk=[^ ]* seed=[^ ]*' "$d/run/log"))"
 stress/run --seed soon --out "$d/bad-seed" >"$d/bs.out" 2>&1; rc=$?
 [ $rc = 4 ] && grep -q "stress: --seed wants a whole number without leading zeros, got 'soon'" "$d/bs.out"; ok $? "a bad --seed is exit 4, named (got $rc)"
+stress/run --time 0 --out "$d/zero-time" >"$d/zt.out" 2>&1; rc=$?
+[ $rc = 4 ] && grep -q "stress: --time '0' runs nothing: give at least 1s" "$d/zt.out" && [ ! -e "$d/zero-time/log" ]
+ok $? "--time 0 is exit 4 naming --time as written, before a JVM starts (got $rc: $(head -1 "$d/zt.out"))"
 # --agent is checked as the user wrote it, before stress/run adds out= and threads=: the error
 # counts the user's options; out= and threads= of its own are refused by name. Exit 4, no VM.
 for a in "interval=50us,bogus=1:option 2 \"bogus=1\": unknown option" "threads=x:threads= is set by stress/run itself" \

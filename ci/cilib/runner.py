@@ -421,7 +421,11 @@ class Campaign:
         argv = ['parallel', '--joblog', self.path('joblog'), '-a', self.path('jobs.txt'),
                 '--colsep', '\t', '-j', jobs, '--halt', cfg['halt'],
                 # a job may first wait, up to a slot, for the CPUs it keeps busy (ci/job)
-                '--timeout', str(int(slot_max * 2.25 + 30 + 60)), '--line-buffer']
+                '--timeout', str(int(slot_max * 2.25 + 30 + 60)), '--line-buffer',
+                # a stopped job records its attempt and writes job.json from its trap; Parallel's
+                # own sequence (KILL after 375 ms) killed it half way on a busy machine, and the
+                # report had the job with no host or CPUs. The runner's SIGKILL comes at 20 s.
+                '--termseq', 'TERM,10000,TERM,5000,KILL,25']
         if resume:
             argv.append('--resume')
         if cfg['sshloginfile']:
@@ -462,9 +466,17 @@ class Campaign:
                    ASGFCI_GEN=str(gen), ASGFCI_MIN_ATTEMPT=str(int(cfg['min_attempt'])),
                    JAVA_HOME=cfg['java_home'])
         argv = self.parallel_argv(resume)
-        self.say('%s %s: %d plan jobs x %d rounds on %d slots, budget %s (%s left), seed %d, out %s'
+        # A job waits for the CPUs it keeps busy (ci/job): one that keeps every CPU busy
+        # runs with no other, whatever the slots.
+        alone = sum(1 for sp in self.specs if int(sp['params'].get('cores', 1)) >= cfg['cores'] > 1)
+        self.say('%s %s: %d plan jobs x %d rounds on %d slots%s, budget %s (%s left), seed %d, out %s'
                  % ('resuming' if resume else 'starting', cfg['preset'], len(self.specs),
-                    state['rounds'], self.slots(), hms(cfg['budget']), hms(remaining), cfg['seed'], self.out))
+                    state['rounds'], self.slots(),
+                    '' if not alone or self.slots() < 2 or cfg['sshloginfile'] else
+                    ' (every plan job keeps all %d CPUs busy: one runs at a time)' % cfg['cores']
+                    if alone == len(self.specs) else
+                    ' (%d of the plan jobs keep all %d CPUs busy: each runs alone)' % (alone, cfg['cores']),
+                    hms(cfg['budget']), hms(remaining), cfg['seed'], self.out))
         if dry_run:
             write_json(self.path('state.json'), state)    # --resume can start it
             self.say('dry run: would run %d jobs (%d plan jobs x %d rounds), each up to its slot: %s'
