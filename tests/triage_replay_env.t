@@ -71,6 +71,16 @@ $T -q --out "$d/out" --replay-cmd "$d/fake" "$d/tree" >/dev/null 2>&1
 ok $? "a replay that keeps failing is tried by three runs, then left ($(calls crash-eeee*) calls over four runs)"
 [ "$(calls $A)" = 1 ]; ok $? "an artifact that replayed is not replayed again"
 
+# An artifact whose replay ran and did not fault is no damaged file: counted and listed apart.
+artifact "$d/tree-n/n" crash-dddddddddddddddddddddddddddddddddddddddd 9
+printf 'ASGF_TESTMODE=clean\n' >"$d/tree-n/n/replay.env"
+$T --out "$d/out-n" --replay-cmd "$d/fake" "$d/tree-n" >"$d/logn" 2>&1
+grep -q ' 0 invalid; 1 fuzzer artifact did not fault again on replay; ' "$d/logn" &&
+  grep -q '^## Fuzzer artifacts that did not fault again on replay$' "$d/out-n/report.md" &&
+  grep -q 'crash-dddd.*did not crash on replay' "$d/out-n/report.md" && ! grep -q 'Detected but not parsable' "$d/out-n/report.md" &&
+  grep -q 'unparsable; 1 fuzzer artifact did not fault again on replay' "$d/out-n/report.html"
+ok $? "an artifact that did not fault on replay is not counted invalid ($(grep -o '[0-9]* invalid[^;]*;[^;]*' "$d/logn"))"
+
 # --no-replay: listed as needing a replay, replayed by the next run without it.
 artifact "$d/tree/f" crash-ffffffffffffffffffffffffffffffffffffffff 6
 printf 'ASGF_TESTMODE=crash\n' >"$d/tree/f/replay.env"

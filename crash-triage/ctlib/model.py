@@ -83,15 +83,18 @@ class NotAReport(Exception):
 class Reason(str):
     """A one-line reason why a file is not a report; .benign marks expected noise,
     .retry a failure that was not the file's (a replay that timed out or could not
-    run), which a later triage tries again."""
+    run), which a later triage tries again; .no_fault a fuzzer artifact whose replay ran
+    and did not fault (no fault of the file: the state it needs was the run's)."""
     benign = False
     retry = False
+    no_fault = False
 
     @classmethod
-    def make(cls, text, benign=False, retry=False):
+    def make(cls, text, benign=False, retry=False, no_fault=False):
         r = cls(text)
         r.benign = benign
         r.retry = retry
+        r.no_fault = no_fault
         return r
 
 

@@ -94,19 +94,20 @@ def summarize(store, known=None, skipped=0):
         })
     buckets.sort(key=lambda x: (-x['count'], x['title']))
     needs = [{'path': p, 'kind': e.get('kind')} for p, e in store.needs_replay()]
-    invalid = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid()]
+    invalid = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if not e.get('no_fault')]
+    no_fault = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if e.get('no_fault')]
     totals = {
         'reports': sum(b['count'] for b in buckets),
         'buckets': len(buckets),
         'new': sum(1 for b in buckets if b['status'] == 'new'),
         'known': sum(1 for b in buckets if b['status'] == 'known'),
         'suppressed': sum(1 for b in buckets if b['status'] == 'suppressed'),
-        'needs_replay': len(needs), 'invalid': len(invalid), 'ignored_files': skipped,
+        'needs_replay': len(needs), 'invalid': len(invalid), 'no_fault': len(no_fault), 'ignored_files': skipped,
         'counted_without_record': getattr(store, 'unbucketed', 0),
         'counted_probes': getattr(store, 'counted_probes', 0),
     }
     return {'generated': time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime()),
-            'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid}
+            'totals': totals, 'buckets': buckets, 'needs_replay': needs, 'invalid': invalid, 'no_fault': no_fault}
 
 
 def write_all(out, summary):
@@ -185,13 +186,23 @@ def counted_text(t):
     return ' Faults only counted, in no bucket: %s.' % '; '.join(parts) if parts else ''
 
 
+NO_FAULT_HEAD = 'Fuzzer artifacts that did not fault again on replay'
+
+
+def no_fault_text(t):
+    """The count of fuzzer artifacts whose replay ran clean, as a clause ('' for none): not
+    damaged files, but faults that needed the state of the run that met them."""
+    n = t.get('no_fault') or 0
+    return '; %d fuzzer artifact%s did not fault again on replay' % (n, '' if n == 1 else 's') if n else ''
+
+
 def markdown(summary):
     t = summary['totals']
     out = ['# Crash triage report', '',
            'Generated %s. %d reports in %d buckets (%d new, %d known, %d suppressed); '
-           '%d fuzzer artifacts need a replay; %d files were detected but unparsable.'
+           '%d fuzzer artifacts need a replay; %d files were detected but unparsable%s.'
            % (summary['generated'], t['reports'], t['buckets'], t['new'], t['known'],
-              t['suppressed'], t['needs_replay'], t['invalid']) + counted_text(t), '',
+              t['suppressed'], t['needs_replay'], t['invalid'], no_fault_text(t)) + counted_text(t), '',
            '| # | title | count | sources | first seen | last seen | status | representative | reproduce |',
            '|---|---|---|---|---|---|---|---|---|']
     for i, b in enumerate(summary['buckets'], 1):
@@ -205,6 +216,9 @@ def markdown(summary):
     if summary['invalid']:
         out += ['', '## Detected but not parsable', '']
         out += ['- `%s`: %s' % (n['path'], n['reason']) for n in summary['invalid']]
+    if summary.get('no_fault'):
+        out += ['', '## ' + NO_FAULT_HEAD, '']
+        out += ['- `%s`: %s' % (n['path'], n['reason']) for n in summary['no_fault']]
     return '\n'.join(out) + '\n'
 
 
@@ -317,16 +331,19 @@ def html_page(summary):
     if summary['invalid']:
         extra += '<h2>Detected but not parsable</h2><ul>%s</ul>' % ''.join(
             '<li><code>%s</code>: %s</li>' % (e(n['path']), e(n['reason'] or '')) for n in summary['invalid'])
+    if summary.get('no_fault'):
+        extra += '<h2>%s</h2><ul>%s</ul>' % (e(NO_FAULT_HEAD), ''.join(
+            '<li><code>%s</code>: %s</li>' % (e(n['path']), e(n['reason'] or '')) for n in summary['no_fault']))
     return ('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>Crash triage report</title>'
             '<style>%s</style></head><body><h1>Crash triage report</h1>'
             '<p>Generated %s: %d reports in %d buckets (%d new, %d known, %d suppressed), '
-            '%d artifacts need a replay, %d unparsable.%s</p>'
+            '%d artifacts need a replay, %d unparsable%s.%s</p>'
             '<div class="plots"><figure><figcaption>Crashes over time</figcaption>%s</figure>'
             '<figure><figcaption>New buckets over time (cumulative)</figcaption>%s</figure></div>'
             '<h2>Buckets</h2><table id="buckets"><thead><tr><th>#</th><th>title / signature</th><th>count</th>'
             '<th>sources</th><th>first seen</th><th>last seen</th><th>status</th><th>representative</th>'
             '<th>reproduce</th></tr></thead><tbody>%s</tbody></table>%s</body></html>\n' % (
                 CSS, e(summary['generated']), t['reports'], t['buckets'], t['new'], t['known'],
-                t['suppressed'], t['needs_replay'], t['invalid'], e(counted_text(t)),
+                t['suppressed'], t['needs_replay'], t['invalid'], e(no_fault_text(t)), e(counted_text(t)),
                 svg_histogram(all_times, 'crashes over time'),
                 svg_cumulative(firsts, 'new buckets over time'), ''.join(rows), extra))
