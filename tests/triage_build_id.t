@@ -101,4 +101,35 @@ bucket=$(dirname "$(ls "$tmp"/oj/buckets/*/bucket.json | head -1)")
 crash-triage/repro "$bucket" -n 1 >/dev/null 2>"$tmp/repro.err"; rc=$?
 [ $rc = 2 ] && grep -q "with libjvm build-id $then; that libjvm is now $now (another build)" "$tmp/repro.err"
 ok $? "repro on that bucket stops: the VM was rebuilt (exit $rc: $(head -c 300 "$tmp/repro.err"))"
+# Triage alone (no --known) names the shipped list of the VM its reports came from; the
+# campaign and pre-merge take it by themselves. With the JDK of these tests: the hint
+# comes exactly when ci/known/ holds a list with its libjvm's build-id.
+jvm=$JAVA_HOME/lib/server/libjvm.so
+if [ -f "$jvm" ]; then
+  real=$(build_id "$jvm")
+  record "$tmp/jdk-here" "$jvm" "$real"
+  crash-triage/triage -q --out "$tmp/oh" "$tmp/jdk-here" >"$tmp/oh.out" 2>&1
+  list=$(grep -l "^# libjvm-build-id: $real\$" ci/known/*.known 2>/dev/null | head -1)
+  if [ -n "$list" ]; then
+    grep -q "^triage: $list lists the known bugs of the VM build these reports came from: --known $list marks them known\$" "$tmp/oh.out"
+  else
+    ! grep -q 'lists the known bugs' "$tmp/oh.out"
+  fi
+  ok $? "triage without --known names the shipped list of its reports' VM when there is one (${list:-none for build-id $real})"
+  crash-triage/triage -q --out "$tmp/oh2" --known /dev/null "$tmp/jdk-here" >"$tmp/oh2.out" 2>&1
+  ! grep -q 'lists the known bugs' "$tmp/oh2.out"; ok $? "with --known it says nothing of lists"
+fi
+python3 - "$PWD" "$tmp" <<'PY' >"$tmp/lists.out" 2>&1
+import os, sys
+sys.path.insert(0, sys.argv[1] + '/crash-triage')
+from ctlib import report
+d = sys.argv[2] + '/known'
+os.makedirs(d)
+open(d + '/a.known', 'w').write('# vm-version: 1\n# libjvm-build-id: aaaa\n\nfeedfeedfeed  # x\n')
+open(d + '/b.known', 'w').write('# vm-version: 2\n# libjvm-build-id: bbbb\n')
+print([os.path.basename(p) for p in report.shipped_known_lists({'bbbb', None, 'cccc'}, d)],
+      report.shipped_known_lists(set(), d))
+PY
+grep -qx "\['b.known'\] \[\]" "$tmp/lists.out"
+ok $? "shipped_known_lists picks lists by libjvm build-id ($(cat "$tmp/lists.out"))"
 tap_done

@@ -24,8 +24,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 KNOWN_DIR = os.path.join(HERE, 'known')
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'crash-triage'))
 from ctlib.symbolize import elf_build_id, has_line_tables  # noqa: E402
+from ctlib.report import known_headers as headers  # noqa: E402
 
-HEADER = re.compile(r'^#\s*(vm-version|libjvm-build-id|debug-info):\s*(\S+)\s*$')
 
 
 def vm_identity(java_home):
@@ -58,18 +58,6 @@ def debug_note(path, java_home):
                 'JDK\'s debug symbols (Debian: its -dbg package, as make deps does)')
     return ('; WARNING: the list was made without libjvm\'s debug info and this host has it, so titles '
             'name inlined functions the list does not and those known bugs will count as new')
-
-
-def headers(path):
-    out = {}
-    with open(path, encoding='utf-8') as f:
-        for line in f:
-            m = HEADER.match(line)
-            if m:
-                out[m.group(1)] = m.group(2)
-            elif line.strip() and not line.startswith('#'):
-                break
-    return out
 
 
 def _show(path):

@@ -1,4 +1,5 @@
 """report.md, report.json and a self-contained report.html for a bucket store."""
+import glob
 import html
 import json
 import os
@@ -18,6 +19,38 @@ TITLE_LIKE_RE = re.compile(r'^[A-Z][A-Za-z_-]* in \S')
 
 class KnownError(ValueError):
     """A known-buckets line that is neither a signature nor a title, with its position."""
+
+
+KNOWN_HEADER = re.compile(r'^#\s*(vm-version|libjvm-build-id|debug-info):\s*(\S+)\s*$')
+KNOWN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), 'ci', 'known')
+
+
+def known_headers(path):
+    """{'vm-version', 'libjvm-build-id', 'debug-info'} of a known list's head (ci/known-list
+    writes them), as far as it has them."""
+    out = {}
+    with open(path, encoding='utf-8') as f:
+        for line in f:
+            m = KNOWN_HEADER.match(line)
+            if m:
+                out[m.group(1)] = m.group(2)
+            elif line.strip() and not line.startswith('#'):
+                break
+    return out
+
+
+def shipped_known_lists(build_ids, directory=KNOWN_DIR):
+    """The lists in ci/known/ made for a libjvm of build_ids, sorted (a triage without --known
+    names them: ci/campaign and ci/premerge take the one of their VM by themselves)."""
+    ids = {b for b in build_ids if b}
+    found = []
+    for path in sorted(glob.glob(os.path.join(directory, '*.known'))):
+        try:
+            if known_headers(path).get('libjvm-build-id') in ids:
+                found.append(path)
+        except OSError:
+            continue
+    return found
 
 
 def load_known(path, rules=None, warn=None):
