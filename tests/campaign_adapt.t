@@ -54,8 +54,8 @@ rc=$?
 ok $? "the runner wrote keep probabilities per group (exit $rc: $(tr -d '\n' < "$d/a/adapt.json" 2>/dev/null | cut -c1-150))"
 grep -q '^| stress forge | [0-9]* ([0-9]*) | [0-9.]* ([0-9]* %)' "$d/a/report.md" && grep -q '^| stress plain |' "$d/a/report.md"
 ok $? "the report's yield table shows each group's jobs, skips and share of the time"
-# A job that ended before its first attempt is counted as skipped, whether the yield
-# weighting or the budget ended it; one that made an attempt and then ran out of budget ran.
+# A job that ended before its first attempt is counted as skipped, whatever ended it (the
+# yield weighting, the budget, a stop); one that made an attempt and then ran out of budget ran.
 python3 - "$PWD" >"$d/yt.out" 2>&1 <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1] + '/ci')
@@ -64,10 +64,10 @@ specs = [{'id': 's1', 'section': 'g', 'params': {'cores': '2'}}]
 att = [{'secs': 30, 'verdict': 'clean'}]
 jobs = [dict(id='j%d' % i, spec='s1', outcome=o, attempts=a) for i, (o, a) in enumerate([
     ('clean', att), ('skipped (budget)', []), ('skipped (yield)', []), ('skipped (budget)', att),
-    ('not started', [])])]
+    ('interrupted', []), ('not started', [])])]
 r = yields.table('/nonexistent', specs, jobs, [])[0]
 print(r['jobs'], r['skipped'], r['cpu_min'])
 PY
-grep -qx '2 2 2.0' "$d/yt.out"
-ok $? "yield table: jobs that ended before an attempt are skipped, for yield or budget ($(tail -1 "$d/yt.out"))"
+grep -qx '2 3 2.0' "$d/yt.out"
+ok $? "yield table: jobs that ended before an attempt are skipped, whatever ended them ($(tail -1 "$d/yt.out"))"
 tap_done

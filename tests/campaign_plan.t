@@ -374,6 +374,20 @@ ci/known-list --java-home "$JAVA_HOME" --reproducers >"$d/kl6.out" 2>&1; rc=$?
 got=$(grep -o '^[0-9a-f]\{12\}' "$d/kl6.out" | sort -u)
 [ $rc = 0 ] && [ -n "$want" ] && [ "$got" = "$want" ]
 ok $? "known-list --reproducers lists the $(echo "$want" | wc -w) reproducers of JDK $major (rc $rc, $(echo "$got" | wc -w) listed)"
+mkdir -p "$d/kl-repro"; : >"$d/kl-repro/x.case"
+printf 'verify: case=x.case jdk=17 colour=blue expect=0123456789ab\n\n# SIGSEGV in x\n' >"$d/kl-repro/x.md"
+python3 - "$PWD" "$d/kl-repro" >"$d/kl7.out" 2>&1 <<'PY'
+import importlib.machinery, importlib.util, sys
+loader = importlib.machinery.SourceFileLoader('known_list', sys.argv[1] + '/ci/known-list')
+spec = importlib.util.spec_from_loader('known_list', loader)
+m = importlib.util.module_from_spec(spec); loader.exec_module(m)
+try:
+    m.reproducers('17', sys.argv[2])
+except m.BadLine as e:
+    print('BadLine: %s' % e)
+PY
+grep -q "^BadLine: $d/kl-repro/x.md:1: unknown word 'colour=blue'" "$d/kl7.out"
+ok $? "known-list --reproducers: a malformed verify: line is named with its file and line ($(head -c 150 "$d/kl7.out"))"
 
 # premerge: an unusable JAVA_HOME is exit 3 (nothing tested), with JUnit saying why.
 ci/premerge --java-home "$d/no-such-vm" --out "$d/pm" -q >"$d/pm.out" 2>&1; rc=$?

@@ -87,6 +87,14 @@ echo "verify: case=forged.case jdk=$major build=$major.0.0+0-elsewhere via=repla
 LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-build" --jdk "$JAVA_HOME" -n 1 >"$d/vb2.out" 2>&1; rc=$?
 [ $rc = 0 ] && grep -q "^ok .*1/1 attempts gave .* (found on build $major.0.0+0-elsewhere; .* is $build)$" "$d/vb2.out"
 ok $? "verify-reproducers: one found on another build runs on the JDK here, and its line says which builds (rc $rc: $(head -1 "$d/vb2.out" | cut -c1-160))"
+echo "verify: case=forged.case jdk=$major build=$major.0.0+0-elsewhere via=replay api=asgst expect=SIGSEGV in somewhere_else" >"$d/repros-build/forged.md"
+LD_PRELOAD=$lib crash-triage/verify-reproducers --dir "$d/repros-build" --jdk "$JAVA_HOME" -n 1 >"$d/vb4.out" 2>&1; rc=$?
+[ $rc = 3 ] && grep -q "^miss  forged.case (JDK [0-9]*): 0/1 attempts gave SIGSEGV in somewhere_else (found on build $major.0.0+0-elsewhere; " "$d/vb4.out" &&
+  grep -qx 'reproducers: 0 root causes, 0 reproduce; 1 missed on another build than their own (not counted)' "$d/vb4.out"
+ok $? "verify-reproducers: a miss on another build than its own is listed as a miss, not a failure (rc $rc: $(tail -1 "$d/vb4.out"))"
+LD_PRELOAD=$lib crash-triage/repro "$d/repros-build/forged.md" -n 1 --java-home "$JAVA_HOME" >"$d/vb5.out" 2>&1
+grep -q "^repro: warning: the reproducer was found on build $major.0.0+0-elsewhere; .* is $build\$" "$d/vb5.out"
+ok $? "repro --java-home of another build than the reproducer's says so ($(grep -m1 warning "$d/vb5.out" | cut -c1-120))"
 echo "verify: case=forged.case jdk=$major build=4.0.1 via=replay expect=x" >"$d/repros-build/forged.md"
 crash-triage/verify-reproducers --dir "$d/repros-build" -n 1 >"$d/vb3.out" 2>&1; rc=$?
 [ $rc = 2 ] && grep -q "forged.md:1: build= wants a build of JDK $major such as $major.0.1+2, got '4.0.1'" "$d/vb3.out"

@@ -80,6 +80,18 @@ grep -q ' 0 invalid; 1 fuzzer artifact did not fault again on replay; ' "$d/logn
   grep -q 'crash-dddd.*did not crash on replay' "$d/out-n/report.md" && ! grep -q 'Detected but not parsable' "$d/out-n/report.md" &&
   grep -q 'unparsable; 1 fuzzer artifact did not fault again on replay' "$d/out-n/report.html"
 ok $? "an artifact that did not fault on replay is not counted invalid ($(grep -o '[0-9]* invalid[^;]*;[^;]*' "$d/logn"))"
+# An index written before the flag existed says so only in its reason: read alike.
+before=$(calls crash-dddd*)
+python3 - "$d/out-n/index.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+for e in doc['files'].values():
+    e.pop('no_fault', None)
+json.dump(doc, open(sys.argv[1], 'w'))
+PY
+$T --out "$d/out-n" --replay-cmd "$d/fake" "$d/tree-n" >"$d/logn2" 2>&1
+grep -q ' 0 invalid; 1 fuzzer artifact did not fault again on replay; ' "$d/logn2" && [ "$(calls crash-dddd*)" = "$before" ]
+ok $? "an older index's entry is read as one too, with no second replay ($(grep -o '[0-9]* invalid[^;]*;[^;]*' "$d/logn2"))"
 
 # --no-replay: listed as needing a replay, replayed by the next run without it.
 artifact "$d/tree/f" crash-ffffffffffffffffffffffffffffffffffffffff 6

@@ -21,10 +21,9 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-KNOWN_DIR = os.path.join(HERE, 'known')
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'crash-triage'))
 from ctlib.symbolize import elf_build_id, has_line_tables  # noqa: E402
-from ctlib.report import known_headers as headers  # noqa: E402
+from ctlib.report import KNOWN_DIR, known_headers as headers  # noqa: E402
 
 
 

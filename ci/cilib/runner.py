@@ -694,6 +694,8 @@ class Campaign:
             # kept in triage_proc, so that a signal now stops it (_on_signal_late)
             self.triage_proc = subprocess.Popen(self.triage_argv(), stdout=log, stderr=subprocess.STDOUT,
                                                 env=self.triage_env())
+            if self.interrupts > self.interrupts_at_finish:
+                self.triage_proc.terminate()    # a signal between the check above and the child
             rc = self.triage_proc.wait()
         self.triage_proc = None
         self.buckets = self._bucket_counts()

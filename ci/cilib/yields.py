@@ -33,8 +33,8 @@ def _first_jobs(out):
 
 def table(out, specs, jobs, buckets, real=None):
     """One row per group, in plan order: {'group', 'jobs', 'skipped', 'cpu_min', 'buckets', 'vm',
-    'real', 'new', 'per_cpu_min'} (jobs: those that made an attempt; skipped: those that ended
-    before one; per_cpu_min: VM buckets, or real ones when `real` is given)."""
+    'real', 'new', 'per_cpu_min'} (jobs: those that made an attempt; skipped: those started that
+    ended before one; per_cpu_min: VM buckets, or real ones when `real` is given)."""
     section_of = {s['id']: s['section'] for s in specs}
     cores_of = {s['id']: int(s['params'].get('cores', 1)) for s in specs}
     group_of_job = {j['id']: section_of.get(j['spec']) for j in jobs}
@@ -48,9 +48,9 @@ def table(out, specs, jobs, buckets, real=None):
         g = group_of_job.get(j['id'])
         if g is None or j['outcome'] == 'not started':
             continue
-        if j['outcome'].startswith('skipped') and not j['attempts']:
-            # ended before its first attempt: the yield weighting gave its time away, or
-            # the budget left could not hold one (a job met at the end of each round)
+        if not j['attempts']:
+            # ended before its first attempt: the yield weighting gave its time away, the
+            # budget left could not hold one or no CPUs came free in time, or a stop came first
             rows[g]['skipped'] += 1
             continue
         rows[g]['jobs'] += 1

@@ -8,7 +8,7 @@ import time
 
 from . import case as casefmt
 from . import jdk as jdklib
-from .model import PARSE_VERSION
+from .model import NO_FAULT_REASON, PARSE_VERSION
 from .outdir import SPACE, copy_atomic, write_atomic
 from .signature import continues, describe
 
@@ -571,3 +571,10 @@ class Store:
 
     def invalid(self):
         return sorted((p, e) for p, e in self.index['files'].items() if e.get('status') == 'invalid')
+
+    @staticmethod
+    def no_fault(entry):
+        """An invalid entry that is a fuzzer artifact whose replay ran and did not fault (an
+        index written before the flag existed says so only in its reason)."""
+        return bool(entry.get('no_fault')) or (
+            entry.get('kind') == 'fuzzer' and str(entry.get('reason') or '').startswith(NO_FAULT_REASON))

@@ -9,7 +9,7 @@ import re
 from . import case as casefmt
 from . import parse_asan, parse_fragment, parse_fuzzer, parse_hserr, parse_record
 from .hserr_grammar import module_paths
-from .model import NotAReport, Reason, decode, one_line, read_bounded
+from .model import NO_FAULT_REASON, NotAReport, Reason, decode, one_line, read_bounded
 
 HEAD = 1 << 20
 HSERR_NAME = re.compile(r'^hs_err_pid\d+(\.\d+)?\.log$')
@@ -98,7 +98,7 @@ def parse_data(data, path, kind=None, replay_argv=None):
                     return reps, None
                 if parse_fuzzer.failed_to_run(note):
                     return [], Reason.make('fuzzer artifact: the replay failed (%s)' % note, retry=True)
-                return [], Reason.make('fuzzer artifact did not crash on replay (%s)' % note, no_fault=True)
+                return [], Reason.make('%s (%s)' % (NO_FAULT_REASON, note), no_fault=True)
             return [parse_fuzzer.needs_replay(path, flavour)], None
         rep = PARSERS[kind](data, path)
         return [rep], None

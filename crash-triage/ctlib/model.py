@@ -80,6 +80,9 @@ class NotAReport(Exception):
         self.benign = benign       # a known non-report (e.g. console copy): not worth listing
 
 
+NO_FAULT_REASON = 'fuzzer artifact did not crash on replay'   # how such an entry's reason starts
+
+
 class Reason(str):
     """A one-line reason why a file is not a report; .benign marks expected noise,
     .retry a failure that was not the file's (a replay that timed out or could not

@@ -23,6 +23,10 @@ KEEP_DIR = None        # where replay outputs are kept (triage sets OUT/replays)
 ENV_FILE = 'replay.env'  # the finding run's harness settings (fuzz/replay-env.sh writes it)
 ENV_DEPTH = 3           # how far above the artifact: run-afl's OUT/afl/INSTANCE/crashes/
 ENV_LINE = re.compile(r'^(ASGF_[A-Z0-9_]+)=(.*)$')
+# Where the finding run wrote, not how its cases ran: a replay writes to its own --record-dir
+# and must not add to that run's files. fuzz/replay-env.sh leaves them out of replay.env; a
+# replay.env or a bucket's settings from before it did still name them.
+RUN_OUTPUTS = ('ASGF_OUT', 'ASGF_WALKER_BLOCKS')
 
 
 class BadSettings(ValueError):
@@ -74,7 +78,7 @@ def _read_env(f):
         m = ENV_LINE.match(line)
         if not m:
             raise BadSettings('%s:%d: not ASGF_NAME=VALUE: %r' % (f, n, line[:60]))
-        if m.group(1) != 'ASGF_OUT':    # the replay's own output goes to --record-dir
+        if m.group(1) not in RUN_OUTPUTS:
             env[m.group(1)] = m.group(2)
     return env
 
@@ -119,7 +123,7 @@ def replay(argv, path, parse_file, timeout=REPLAY_TIMEOUT, attempts=None, data=N
     replay's outcome again (`data`: the file's bytes when the caller has read them already).
     `settings`: ASGF_* variables (replay_env) laid over triage's own environment.
     Return (list of Reports, note)."""
-    settings = settings or {}
+    settings = {k: v for k, v in (settings or {}).items() if k not in RUN_OUTPUTS}   # older buckets' too
     if data is None:
         try:
             with open(path, 'rb') as f:

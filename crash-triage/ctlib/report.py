@@ -48,7 +48,7 @@ def shipped_known_lists(build_ids, directory=KNOWN_DIR):
         try:
             if known_headers(path).get('libjvm-build-id') in ids:
                 found.append(path)
-        except OSError:
+        except (OSError, ValueError):      # unreadable, or not UTF-8: no list of ours
             continue
     return found
 
@@ -127,8 +127,8 @@ def summarize(store, known=None, skipped=0):
         })
     buckets.sort(key=lambda x: (-x['count'], x['title']))
     needs = [{'path': p, 'kind': e.get('kind')} for p, e in store.needs_replay()]
-    invalid = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if not e.get('no_fault')]
-    no_fault = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if e.get('no_fault')]
+    invalid = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if not store.no_fault(e)]
+    no_fault = [{'path': p, 'reason': e.get('reason')} for p, e in store.invalid() if store.no_fault(e)]
     totals = {
         'reports': sum(b['count'] for b in buckets),
         'buckets': len(buckets),

@@ -343,9 +343,10 @@ def wilson(k, n, z=1.96):
 
 def seconds_of(spec):
     m = re.fullmatch(r'(\d+(?:\.\d+)?)(ms|s|m|h)?', spec or '')
-    if not m:
+    v = float(m.group(1)) * {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, None: 1}[m.group(2)] if m else 0
+    if not v > 0:     # a run of no time would run nothing, each attempt "not run"
         raise InputError('--time wants a duration such as 10s or 2m, got %r' % spec)
-    return float(m.group(1)) * {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600, None: 1}[m.group(2)]
+    return v
 
 
 def finding_command(member_path):
@@ -587,7 +588,7 @@ class Runner:
 
     def _replay(self, d, index, walks):
         env = self._env()
-        for k in ('ASGF_OUT',):
+        for k in parse_fuzzer.RUN_OUTPUTS:     # the finding run's files, not this replay's
             env.pop(k, None)
         env['ASGF_PROTECT'] = '1' if self.protect else '0'
         env.setdefault('ASGF_QUIET', '1')

@@ -60,13 +60,18 @@ def parse_verify(md_path):
                                   % (md_path, no, spec['time']))
             if not spec['jdk'].isdigit():
                 raise BadLine('%s:%d: jdk= wants a major version such as 17, got %r' % (md_path, no, spec['jdk']))
-            if 'build' in spec and not re.fullmatch(r'%s(?:[.+-][0-9A-Za-z.+_-]*)?' % spec['jdk'], spec['build']):
+            if 'build' in spec and not build_fits(spec['jdk'], spec['build']):
                 raise BadLine('%s:%d: build= wants a build of JDK %s such as %s.0.1+2, got %r'
                               % (md_path, no, spec['jdk'], spec['jdk'], spec['build']))
             spec['where'] = '%s:%d' % (os.path.relpath(md_path, REPO), no)
             spec['md'] = md_path
             out.append(spec)
     return out
+
+
+def build_fits(major, build):
+    """Whether build (a JAVA_RUNTIME_VERSION) can stand in a verify: line of JDK major."""
+    return bool(re.fullmatch(r'%s(?:[.+-][0-9A-Za-z.+_-]*)?' % re.escape(major), build or ''))
 
 
 def words(spec, key):
@@ -117,11 +122,19 @@ def jdk_for(spec, jdks):
     homes = jdks.get(spec['jdk']) or []
     if not homes:
         return None, None
-    want = spec.get('build')
     for h in homes:
-        if not want or identity(h)['version'] == want:
+        if not build_note(spec, h):
             return h, None
-    return homes[0], 'found on build %s; %s is %s' % (want, homes[0], identity(homes[0])['version'] or 'of no known build')
+    return homes[0], build_note(spec, homes[0])
+
+
+def build_note(spec, home):
+    """None when the JDK at home is the build the reproducer names (or it names none), else
+    a phrase saying both builds."""
+    want, have = spec.get('build'), identity(home)['version']
+    if not want or have == want:
+        return None
+    return 'found on build %s; %s is %s' % (want, home, have or 'of no known build')
 
 
 def for_case(path):
