@@ -7,8 +7,9 @@ version. Read by crash-triage/verify-reproducers and crash-triage/repro.
 (key=value words; expect= runs to the end of the line, so a title may hold blanks). jdk is a
 major version; build, when given, the build the case was found on (the JDK's
 JAVA_RUNTIME_VERSION): of two JDKs of one major version, that one runs it; via, scenario,
-time, agent (extra agent options) and api are crash-triage/repro's; jvm= holds the JVM flags the case was found under and stress= the
-workload's stress/run options (repro --stress-args), each joined by commas."""
+time, agent (extra agent options) and api are crash-triage/repro's; jvm= holds the JVM
+flags the case was found under and stress= the workload's stress/run options (repro
+--stress-args), each joined by commas."""
 import glob
 import os
 import re
