@@ -80,7 +80,8 @@ grep -q ' 0 invalid; 1 fuzzer artifact did not fault again on replay; ' "$d/logn
   grep -q 'crash-dddd.*did not crash on replay' "$d/out-n/report.md" && ! grep -q 'Detected but not parsable' "$d/out-n/report.md" &&
   grep -q 'unparsable; 1 fuzzer artifact did not fault again on replay' "$d/out-n/report.html"
 ok $? "an artifact that did not fault on replay is not counted invalid ($(grep -o '[0-9]* invalid[^;]*;[^;]*' "$d/logn"))"
-# An index written before the flag existed says so only in its reason: read alike.
+# An index entry says so only by its reason (an index of a build that kept a flag beside it,
+# stripped of the flag, reads alike).
 before=$(calls crash-dddd*)
 python3 - "$d/out-n/index.json" <<'PY'
 import json, sys

@@ -23,7 +23,7 @@ import sys
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), 'crash-triage'))
 from ctlib.symbolize import elf_build_id, has_line_tables  # noqa: E402
-from ctlib.report import KNOWN_DIR, known_headers as headers  # noqa: E402
+from ctlib.report import KNOWN_DIR, known_headers as headers, shipped_known_lists  # noqa: E402
 
 
 
@@ -68,13 +68,12 @@ def _show(path):
 def find(java_home, directory=KNOWN_DIR):
     """(path or None, one line saying which list and why, or why none)."""
     version, build_id = vm_identity(java_home)
-    by_version = None
-    for path in sorted(glob.glob(os.path.join(directory, '*.known'))):
-        h = headers(path)
-        if build_id and h.get('libjvm-build-id') == build_id:
-            return path, 'known list %s (libjvm build-id %s)%s' % (_show(path), build_id, debug_note(path, java_home))
-        if version and h.get('vm-version') == version and not by_version:
-            by_version = path
+    by_id = shipped_known_lists({build_id}, directory)
+    if by_id:
+        return by_id[0], 'known list %s (libjvm build-id %s)%s' % (_show(by_id[0]), build_id,
+                                                                   debug_note(by_id[0], java_home))
+    by_version = next((p for p in sorted(glob.glob(os.path.join(directory, '*.known')))
+                       if version and headers(p).get('vm-version') == version), None)
     if by_version:
         return by_version, ('known list %s (java.vm.version %s; its build-id %s is not this libjvm\'s %s: '
                             'the same version, another build)%s' % (

@@ -30,6 +30,7 @@ YIELD_NOTE = ('Buckets credited to the group that met them first, per CPU-minute
               'before one (no budget or CPUs left for it, its time given away by the yield weighting, or '
               'a stop).')
 
+
 def _attempt_dir(path):
     m = re.search(r'^(.*/results/jobs/[^/]+/g\d+a\d+)/', path or '')
     return m.group(1) if m else None

@@ -574,7 +574,5 @@ class Store:
 
     @staticmethod
     def no_fault(entry):
-        """An invalid entry that is a fuzzer artifact whose replay ran and did not fault (an
-        index written before the flag existed says so only in its reason)."""
-        return bool(entry.get('no_fault')) or (
-            entry.get('kind') == 'fuzzer' and str(entry.get('reason') or '').startswith(NO_FAULT_REASON))
+        """An invalid entry that is a fuzzer artifact whose replay ran and did not fault."""
+        return entry.get('kind') == 'fuzzer' and str(entry.get('reason') or '').startswith(NO_FAULT_REASON)

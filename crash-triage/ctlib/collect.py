@@ -98,7 +98,7 @@ def parse_data(data, path, kind=None, replay_argv=None):
                     return reps, None
                 if parse_fuzzer.failed_to_run(note):
                     return [], Reason.make('fuzzer artifact: the replay failed (%s)' % note, retry=True)
-                return [], Reason.make('%s (%s)' % (NO_FAULT_REASON, note), no_fault=True)
+                return [], '%s (%s)' % (NO_FAULT_REASON, note)
             return [parse_fuzzer.needs_replay(path, flavour)], None
         rep = PARSERS[kind](data, path)
         return [rep], None

@@ -80,24 +80,23 @@ class NotAReport(Exception):
         self.benign = benign       # a known non-report (e.g. console copy): not worth listing
 
 
-NO_FAULT_REASON = 'fuzzer artifact did not crash on replay'   # how such an entry's reason starts
+# How the reason of a fuzzer artifact whose replay ran and did not fault starts: the index
+# keeps it as an invalid file, and the reports tell it from a damaged one by this (Store.no_fault).
+NO_FAULT_REASON = 'fuzzer artifact did not crash on replay'
 
 
 class Reason(str):
     """A one-line reason why a file is not a report; .benign marks expected noise,
     .retry a failure that was not the file's (a replay that timed out or could not
-    run), which a later triage tries again; .no_fault a fuzzer artifact whose replay ran
-    and did not fault (no fault of the file: the state it needs was the run's)."""
+    run), which a later triage tries again."""
     benign = False
     retry = False
-    no_fault = False
 
     @classmethod
-    def make(cls, text, benign=False, retry=False, no_fault=False):
+    def make(cls, text, benign=False, retry=False):
         r = cls(text)
         r.benign = benign
         r.retry = retry
-        r.no_fault = no_fault
         return r
 
 
