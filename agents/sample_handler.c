@@ -29,7 +29,10 @@ struct tstate {
     int has_timer;
     uint64_t rng;
     long long last_ns;
-    unsigned long long walks;
+    /* The registration (thread_info index + 1) whose first walk threads_walked counted.
+     * Not a count reset in sample_thread_start: a signal can walk a thread between its
+     * registration and that call, and the reset then counted its next walk again. */
+    int counted;
     int slot;
     jthread thread; /* global ref, for the queue verifier */
     uint8_t bytes[CASE_MAX_SIZE];
@@ -91,14 +94,17 @@ size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uin
     return case_encode_kept(p, bytes);
 }
 
-void sample_note(int slot, const struct exec_outcome *o)
+void sample_note(const struct thread_info *t, const struct exec_outcome *o)
 {
-    struct tstate *ts = &tstates[slot];
+    struct tstate *ts = &tstates[threads_slot(t)];
     long long now = sigsafe_now_ns();
     if (ts->last_ns) stats_interval(now - ts->last_ns);
     ts->last_ns = now;
     stats_add(STAT_HANDLER_RUNS, 1);
-    if (ts->walks++ == 0) stats_add(STAT_THREADS_WALKED, 1);
+    if (ts->counted != t->index + 1) {
+        ts->counted = t->index + 1;
+        stats_add(STAT_THREADS_WALKED, 1);
+    }
     stats_outcome(o);
 }
 
@@ -125,7 +131,7 @@ static void on_sample(int sig, siginfo_t *si, void *uc)
         struct exec_outcome out;
         exec_case(&cx, &p, uc, self, &out);
         if (cfg->oracle) oracle_check_walk(api, &p, &out, ts->frames, ts->bytes, len, self->tid);
-        sample_note(slot, &out);
+        sample_note(self, &out);
         gate_leave();
     }
     errno = saved_errno;
@@ -173,7 +179,6 @@ void sample_thread_start(JNIEnv *jni, int index)
     struct tstate *ts = &tstates[threads_slot(self)];
     ts->rng = cfg->seed * 0x9e3779b97f4a7c15ULL + (uint64_t)self->index + 1;
     ts->last_ns = 0;
-    ts->walks = 0;
     ts->slot = threads_slot(self);
     ts->qn = 0;
     if (agent_config_uses_queues(cfg, api)) {

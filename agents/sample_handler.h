@@ -19,8 +19,8 @@ void sample_thread_start(JNIEnv *jni, int index);
 void sample_thread_end(JNIEnv *jni);
 /* Makes the case for one sample of thread `slot` ([handler-safe]). */
 size_t sample_make_case(int slot, const ucontext_t *uc, struct case_prog *p, uint8_t *bytes);
-/* [handler-safe] Accounts one sample of thread `slot` (interval, outcome). */
-void sample_note(int slot, const struct exec_outcome *o);
+/* [handler-safe] Accounts one sample of thread t (interval, outcome). */
+void sample_note(const struct thread_info *t, const struct exec_outcome *o);
 /* The top frames the last queue handler of thread `slot` saw, and its
  * jthread; 0 if none or it is being written. */
 int sample_queue_snapshot(int slot, jthread *thread, jmethodID *frames, int max);

@@ -46,7 +46,7 @@ static void walk_held(int tid)
     struct exec_outcome out;
     int rc = target_run(tid, MODE_THREAD, &cx, &p, &out, HOLD_TIMEOUT_NS);
     if (rc == TARGET_RAN) {
-        sample_note(threads_slot(t), &out);
+        sample_note(t, &out);
     } else if (rc == TARGET_TIMEOUT) {
         stats_add(STAT_TARGET_TIMEOUTS, 1);
     }
