@@ -9,6 +9,7 @@
 #include "casegen.h"
 #include "options.h"
 #include "record.h"
+#include "stack_watch.h"
 #include "startup.h"
 
 #define CFG(c) ((struct agent_config *)(c))
@@ -88,6 +89,7 @@ static const char *set_queue_size(void *c, const char *v)
 
 static const char *set_max_records(void *c, const char *v) { return opt_parse_long(v, 0, 1L << 40, &CFG(c)->max_records); }
 static const char *set_records_per_key(void *c, const char *v) { return opt_parse_long(v, 1, 1L << 40, &CFG(c)->records_per_key); }
+static const char *set_watch(void *c, const char *v) { return opt_parse_long(v, 0, STACK_WATCH_MAX, &CFG(c)->watch); }
 
 static const char *set_oracle(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle); }
 static const char *set_oracle_graph(void *c, const char *v) { return opt_parse_bool(v, &CFG(c)->oracle_graph); }
@@ -192,6 +194,9 @@ static const struct opt_def defs[] = {
     {"max_records", "crash records written at most in the record directory; later faults are counted (default "
                     RECORD_TEXT(RECORD_TOTAL_DEFAULT) ")", set_max_records},
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
+    {"watch", "bytes of the sampled thread's frames above sp (0.." RECORD_TEXT(STACK_WATCH_MAX) ") checked after each "
+              "mutated case for a store the walk made there, which is put back and recorded (a write record); 0 = "
+              "off (default " RECORD_TEXT(WATCH_DEFAULT) ")", set_watch},
     {"test_plant", "TEST HOOK: agct walks write frames to this address, or to the safepoint poll page with 'poll' (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
@@ -202,6 +207,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
         .queue_size = 64, .suspend = 1, .vthread_warmup = 1, .max_records = RECORD_TOTAL_DEFAULT, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .watch = WATCH_DEFAULT,
         .queue_ops = CASEGEN_QOPS_ALL,
     };
     if (options_parse(text, defs, cfg, err, errlen)) return -1;

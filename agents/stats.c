@@ -26,6 +26,9 @@ struct stats {
     /* stk cases: walks that ran on a forged stack copy, forged words written,
      * and cases whose copy could not be made (not the thread's own context) */
     _Atomic unsigned long long forged_walks, forged_words, forged_foreign;
+    /* the walk's stores into the live thread (src/stack_watch.h): walks with
+     * one put back, words put back, registers put back, code addresses left */
+    _Atomic unsigned long long watch_walks, watch_words, watch_regs, watch_left;
     _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
     _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
     long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
@@ -87,6 +90,12 @@ void stats_outcome(const struct exec_outcome *o)
         atomic_fetch_add_explicit(&stats.forged_words, (unsigned long long)o->image_written, memory_order_relaxed);
     } else if (o->image == STACK_IMAGE_FOREIGN) {
         atomic_fetch_add_explicit(&stats.forged_foreign, 1, memory_order_relaxed);
+    }
+    if (o->watch.put_back || o->watch.regs || o->watch.left) {
+        if (o->watch.put_back || o->watch.regs) atomic_fetch_add(&stats.watch_walks, 1);
+        atomic_fetch_add(&stats.watch_words, (unsigned long long)o->watch.put_back);
+        atomic_fetch_add(&stats.watch_regs, (unsigned long long)o->watch.regs);
+        atomic_fetch_add(&stats.watch_left, (unsigned long long)o->watch.left);
     }
     if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
         atomic_fetch_add(&stats.nested, 1);
@@ -171,6 +180,10 @@ void stats_summary(FILE *f, double t)
         fprintf(f, "asgf: forged stacks: %llu walks on a forged copy, %llu words forged, %llu cases not forged "
                    "(not the thread's own context); %lu VM stubs known\n",
                 stats.forged_walks, stats.forged_words, stats.forged_foreign, jit_code_blob_count());
+    if (stack_watch_bytes())
+        fprintf(f, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored into the walked thread, %llu words "
+                   "and %llu registers put back; %llu code addresses stored over 0 and left\n",
+                stack_watch_bytes(), stats.watch_walks, stats.watch_words, stats.watch_regs, stats.watch_left);
     uintptr_t csr = vm_structs_call_stub_return();
     fprintf(f, "asgf: call stub return pc %#lx (gHotSpotVMStructs), inside a reported VM stub: %s\n",
             (unsigned long)csr, !csr ? "unknown" : jit_code_in_blob(csr) ? "yes" : "no");
@@ -210,6 +223,8 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
     FIELD(suspend_frames); FIELD(list_walks); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
     FIELD(forged_walks); FIELD(forged_words); FIELD(forged_foreign);
+    FIELD(watch_walks); FIELD(watch_words); FIELD(watch_regs); FIELD(watch_left);
+    fprintf(f, "  \"watch_bytes\": %ld,\n", stack_watch_bytes());
     long started, ended, matched;
     jvm_threads_counts(&started, &ended, &matched);
     fprintf(f, "  \"threads_registered\": %ld,\n", matched);

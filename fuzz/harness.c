@@ -20,6 +20,7 @@
 #include "guard.h"
 #include "inflight.h"
 #include "record.h"
+#include "stack_watch.h"
 #include "casefix.h"
 #include "harness.h"
 #include "placement.h"
@@ -84,6 +85,7 @@ static const struct env_def env_defs[] = {
     {"ASGF_AFL_LOOP", ENV_LONG, CFG(afl_loop), 1, 1000000000},
     {"ASGF_RECORDS_PER_KEY", ENV_LONG, CFG(records_per_key), 1, 1000000000},
     {"ASGF_MAX_RECORDS", ENV_LONG, CFG(max_records), 0, 1000000000},
+    {"ASGF_WATCH", ENV_LONG, CFG(watch), 0, STACK_WATCH_MAX},
     {"ASGF_WALKER_COV", ENV_BOOL, CFG(walker_cov), 0, 0},
     {"ASGF_WALKER_FEEDBACK", ENV_BOOL, CFG(walker_feedback), 0, 0},
     {"ASGF_VTHREAD_WARMUP", ENV_BOOL, CFG(vthread_warmup), 0, 0},
@@ -152,6 +154,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .shared_hold_us = 2000, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
+        .watch = HARNESS_WATCH_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
     };
     for (char **e = environ; *e; e++) {
@@ -478,6 +481,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
                                 .max_records = -1, .out = h.cfg.out, .threads = &tc};
     api_kind_parse(h.cfg.api, &sc.api);
     record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
+    stack_watch_set_bytes(h.cfg.watch);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
     if (h.cfg.vthread_warmup && vm_warmup_continuation(env, &why) < 0) return errorf(err, errlen, "virtual-thread warm-up: %s", why);
     /* Unloaded methods become the stale handles of method_info cases. */

@@ -156,7 +156,13 @@ void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, cons
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
     out->last_vm = EXEC_NO_VM_CODE;
     gc.last_vm = &out->last_vm;
+    /* A mutated context or forged stack can lead the VM's walker to store
+     * into the thread's live frames (stack_watch.h); the live context is
+     * the caller's to change, as the handler's own ucontext. */
+    struct stack_watch watch;
+    int watching = (p->nmut || p->nstk) && stack_watch_arm(&watch, (ucontext_t *)live, self);
     out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
+    if (watching && stack_watch_check(&watch, &out->watch)) stack_watch_record(&out->watch, &gc, self);
     if (out->guard_rc > 0) out->fw = EXEC_FAULT;
     else if (out->guard_rc == GUARD_NESTED) out->fw = EXEC_NESTED;
     else if (out->guard_rc == GUARD_FULL) out->fw = EXEC_GUARD_FULL;

@@ -15,6 +15,7 @@
 #include "guard.h"
 #include "regions.h"
 #include "stack_image.h"
+#include "stack_watch.h"
 
 #include <limits.h>
 #define EXEC_NO_VM_CODE INT_MIN
@@ -66,6 +67,7 @@ struct exec_outcome {
     int image_written;  /* forged words written into it */
     int image_skipped;  /* forged words that fell outside it (or the image was not built) */
     int guard_rc;       /* guard_run's answer: 0, a signal number, GUARD_NESTED/FULL */
+    struct stack_watch_hit watch; /* the walk's writes into the live thread (stack_watch.h) */
     struct guard_fault fault;
 };
 

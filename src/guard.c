@@ -46,6 +46,8 @@ static _Atomic int dying;
 
 int guard_vm_dying(void) { return atomic_load_explicit(&dying, memory_order_relaxed); }
 
+const char *guard_record_dir(void) { return record_dir[0] ? record_dir : NULL; }
+
 const char *guard_state_op(const char *what)
 {
     struct slot *s = my_slot;

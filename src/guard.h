@@ -74,6 +74,8 @@ int guard_run(guard_fn fn, void *arg, const struct guard_call *call, struct guar
  * writing its hs_err file now. Samplers must stop signalling and handlers
  * must return at once, or they interrupt (and can hang) the error report. */
 int guard_vm_dying(void);
+/* [handler-safe] The record directory guard_install was given; NULL if none. */
+const char *guard_record_dir(void);
 /* [handler-safe] 1 when the calling thread is inside a guarded call: a
  * handler that interrupted it must not fault, as the call's guard would
  * catch the fault and file it under the call's case. */

@@ -93,8 +93,8 @@ struct sbuf;
 void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,
                  const char *mode);
 
-/* Not for handlers: a record whose text the caller made (a stack-walk
- * mismatch of the oracle, docs/crash-record.md), counted and limited like a fault
+/* [handler-safe] A record whose text the caller made (a stack-walk
+ * mismatch of the oracle, a walk's write into live state; docs/crash-record.md), counted and limited like a fault
  * under `key`: one record file per key per process, `per_key` at most.
  * `text` is the whole file body from the magic line to END. */
 enum record_result record_text(const char *dir, uint64_t key, const char *text, size_t len,

@@ -311,6 +311,25 @@ int threads_gettid(void)
     return cached_tid;
 }
 
+static int add_tls_span(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_TLS)
+            *(size_t *)data += info->dlpi_phdr[i].p_memsz + info->dlpi_phdr[i].p_align;
+    return 0;
+}
+
+/* Bytes below the thread pointer that static TLS can take: every loaded
+ * object's TLS block counted as if static, and glibc's surplus for objects
+ * opened later (at most a few KiB), rounded up generously. */
+static uintptr_t static_tls_span(void)
+{
+    size_t span = 0;
+    dl_iterate_phdr(add_tls_span, &span);
+    return (uintptr_t)span + 4096;
+}
+
 int threads_register_self(const char *name, void *jni_env)
 {
     int tid = threads_gettid();
@@ -330,6 +349,8 @@ int threads_register_self(const char *name, void *jni_env)
                 t->stack_lo = (uintptr_t)addr, t->stack_hi = (uintptr_t)addr + size;
             pthread_attr_destroy(&attr);
         }
+        uintptr_t tp = (uintptr_t)pthread_self(), span = static_tls_span();
+        t->frames_hi = tp > t->stack_lo + span && tp < t->stack_hi ? (tp - span) & ~(uintptr_t)7 : t->stack_hi;
         t->jni_env = jni_env;
         t->index = atomic_fetch_add(&next_index, 1);
         snprintf(t->name, sizeof t->name, "%s", name ? name : "?");

@@ -57,6 +57,11 @@ struct thread_info {
     int tid;           /* 0: free slot */
     int index;         /* registration order, the "worker" number of a case */
     uintptr_t stack_lo, stack_hi;
+    /* Where the thread's frames can reach: stack_hi less the thread
+     * descriptor and static TLS that glibc keeps at the top of a created
+     * thread's stack block, which change under a stopped thread (the
+     * kernel's rseq cpu id, TLS variables of the handler's own code). */
+    uintptr_t frames_hi;
     void *jni_env;
     char name[40];
 };

@@ -54,6 +54,19 @@ def mismatch_report(rep):
         rep.frames = [Frame(function=java_name(rep.extra.get('method', '?')), kind='J')]
 
 
+# What a write record's `write:` line names (docs/crash-record.md, "Write records"): the
+# place the walk stored into, as the bucket's one frame.
+WRITE_PLACES = {'frame': 'walked_thread_frame', 'registers': 'walked_thread_registers'}
+WRITE_SIGNAL = 'LIVE-STORE'
+
+
+def write_report(rep):
+    """A write record: the walk stored into the walked thread's live state. Its bucket is
+    the place, as its key is: which frame slot varies with the stack, the cause does not."""
+    rep.signal = WRITE_SIGNAL
+    rep.frames = [Frame(function=WRITE_PLACES[rep.extra['write']], kind='?')]
+
+
 def parse(data, path):
     # The case line may be long: keep up to 2*MAX_CASE hex digits of it.
     text = decode(data)
@@ -152,11 +165,20 @@ def parse(data, path):
                 rep.flag('corrupted')
         elif key in ('mismatch', 'method', 'shape'):     # the oracle's mismatch records
             rep.extra[key] = val[:1024]
+        elif key == 'write':                             # the live-frame watch's records
+            if val in WRITE_PLACES:
+                rep.extra['write'] = val
+            else:
+                rep.flag('corrupted')
+        elif key == 'first_word':
+            rep.extra['first_word'] = val[:80]
         # unknown keys are ignored, as the format says
     if not complete:
         rep.flag('truncated')
     if 'mismatch' in rep.extra:
         mismatch_report(rep)
+    elif 'write' in rep.extra:
+        write_report(rep)
     if not rep.frames and rep.extra.get('pc_location', (None, None))[0]:
         mod, off = rep.extra['pc_location']        # cut before the first frame line
         rep.frames.append(Frame(module=mod, offset=off, kind='N'))
