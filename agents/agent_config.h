@@ -35,7 +35,6 @@ struct agent_config {
     uintptr_t test_plant; /* test hook: planted bad frames pointer (api_agct_plant_bad_frames) */
     long max_records;
     long records_per_key;
-#define WATCH_DEFAULT 32768
     long watch;       /* bytes of live frames above sp watched for a walk's stores (src/stack_watch.h) */
     int oracle;         /* compare AGCT walks of held threads with JVMTI (agents/oracle.c) */
     char oracle_rules[256]; /* "": the built-in rules */

@@ -194,9 +194,10 @@ static const struct opt_def defs[] = {
     {"max_records", "crash records written at most in the record directory; later faults are counted (default "
                     RECORD_TEXT(RECORD_TOTAL_DEFAULT) ")", set_max_records},
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
-    {"watch", "bytes of the sampled thread's frames above sp (0.." RECORD_TEXT(STACK_WATCH_MAX) ") checked after each "
-              "mutated case for a store the walk made there, which is put back and recorded (a write record); 0 = "
-              "off (default " RECORD_TEXT(WATCH_DEFAULT) ")", set_watch},
+    {"watch", "bytes of the sampled thread's frames above sp (0.." RECORD_TEXT(STACK_WATCH_MAX) ") checked, with its signal context, after "
+              "each mutated case of a thread stopped in Java code for a store the walk made there: put back while "
+              "protect=1, and recorded (a write record); 0 = off (default " RECORD_TEXT(STACK_WATCH_DEFAULT) ")",
+     set_watch},
     {"test_plant", "TEST HOOK: agct walks write frames to this address, or to the safepoint poll page with 'poll' (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},
 };
@@ -207,7 +208,7 @@ int agent_options_parse(const char *text, struct agent_config *cfg, char *err, s
         .interval_ns = 100000, .mode = MODE_SIGNAL, .api = API_AUTO, .mutate = CASEGEN_NONE, .seed = 1,
         .protect = 1, .aim = 1, .out = ".", .threads = "*", .stats_ns = 1000000000LL, .depth = AGCT_MAX_DEPTH,
         .queue_size = 64, .suspend = 1, .vthread_warmup = 1, .max_records = RECORD_TOTAL_DEFAULT, .records_per_key = RECORD_PER_KEY_DEFAULT,
-        .watch = WATCH_DEFAULT,
+        .watch = STACK_WATCH_DEFAULT,
         .queue_ops = CASEGEN_QOPS_ALL,
     };
     if (options_parse(text, defs, cfg, err, errlen)) return -1;

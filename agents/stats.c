@@ -27,8 +27,9 @@ struct stats {
      * and cases whose copy could not be made (not the thread's own context) */
     _Atomic unsigned long long forged_walks, forged_words, forged_foreign;
     /* the walk's stores into the live thread (src/stack_watch.h): walks with
-     * one put back, words put back, registers put back, code addresses left */
-    _Atomic unsigned long long watch_walks, watch_words, watch_regs, watch_left;
+     * a recorded store, and the stores by place (a code address into a frame
+     * word is what the VM's store into a real anchor writes: not recorded) */
+    _Atomic unsigned long long watch_walks, watch_frame, watch_frame_code, watch_context, watch_regs;
     _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
     _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
     long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
@@ -91,11 +92,13 @@ void stats_outcome(const struct exec_outcome *o)
     } else if (o->image == STACK_IMAGE_FOREIGN) {
         atomic_fetch_add_explicit(&stats.forged_foreign, 1, memory_order_relaxed);
     }
-    if (o->watch.put_back || o->watch.regs || o->watch.left) {
-        if (o->watch.put_back || o->watch.regs) atomic_fetch_add(&stats.watch_walks, 1);
-        atomic_fetch_add(&stats.watch_words, (unsigned long long)o->watch.put_back);
-        atomic_fetch_add(&stats.watch_regs, (unsigned long long)o->watch.regs);
-        atomic_fetch_add(&stats.watch_left, (unsigned long long)o->watch.left);
+    const struct stack_watch_hit *wh = &o->watch;
+    if (wh->frame || wh->frame_code || wh->context || wh->regs) {
+        if (wh->frame || wh->context || wh->regs) atomic_fetch_add(&stats.watch_walks, 1);
+        atomic_fetch_add(&stats.watch_frame, (unsigned long long)wh->frame);
+        atomic_fetch_add(&stats.watch_frame_code, (unsigned long long)wh->frame_code);
+        atomic_fetch_add(&stats.watch_context, (unsigned long long)wh->context);
+        atomic_fetch_add(&stats.watch_regs, (unsigned long long)wh->regs);
     }
     if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
         atomic_fetch_add(&stats.nested, 1);
@@ -181,9 +184,11 @@ void stats_summary(FILE *f, double t)
                    "(not the thread's own context); %lu VM stubs known\n",
                 stats.forged_walks, stats.forged_words, stats.forged_foreign, jit_code_blob_count());
     if (stack_watch_bytes())
-        fprintf(f, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored into the walked thread, %llu words "
-                   "and %llu registers put back; %llu code addresses stored over 0 and left\n",
-                stack_watch_bytes(), stats.watch_walks, stats.watch_words, stats.watch_regs, stats.watch_left);
+        fprintf(f, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored where no correct walk would "
+                   "(frame words %llu, signal context words %llu, registers %llu); code addresses stored over 0 in "
+                   "frames %llu; %s\n",
+                stack_watch_bytes(), stats.watch_walks, stats.watch_frame, stats.watch_context, stats.watch_regs,
+                stats.watch_frame_code, stack_watch_puts_back() ? "all put back" : "none put back (protect=0)");
     uintptr_t csr = vm_structs_call_stub_return();
     fprintf(f, "asgf: call stub return pc %#lx (gHotSpotVMStructs), inside a reported VM stub: %s\n",
             (unsigned long)csr, !csr ? "unknown" : jit_code_in_blob(csr) ? "yes" : "no");
@@ -223,7 +228,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
     FIELD(suspend_frames); FIELD(list_walks); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
     FIELD(forged_walks); FIELD(forged_words); FIELD(forged_foreign);
-    FIELD(watch_walks); FIELD(watch_words); FIELD(watch_regs); FIELD(watch_left);
+    FIELD(watch_walks); FIELD(watch_frame); FIELD(watch_frame_code); FIELD(watch_context); FIELD(watch_regs);
     fprintf(f, "  \"watch_bytes\": %ld,\n", stack_watch_bytes());
     long started, ended, matched;
     jvm_threads_counts(&started, &ended, &matched);

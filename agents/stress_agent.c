@@ -123,7 +123,7 @@ static int setup(JavaVM *vm)
     }
     struct jvm_threads_config tc = {agent_cfg.threads, on_start, on_end};
     record_set_limits(agent_cfg.records_per_key, -1);
-    stack_watch_set_bytes(agent_cfg.watch);
+    stack_watch_set(agent_cfg.watch, agent_cfg.protect);
     struct startup_config sc = {
         .api = agent_cfg.api, .jit_code = agent_cfg.mutate != CASEGEN_NONE, .agct_depth = agent_cfg.depth,
         .test_plant = agent_cfg.test_plant, .protect = agent_cfg.protect, .max_records = agent_cfg.max_records,

@@ -154,7 +154,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
         .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
         .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .shared_hold_us = 2000, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
-        .watch = HARNESS_WATCH_DEFAULT,
+        .watch = STACK_WATCH_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,
     };
     for (char **e = environ; *e; e++) {
@@ -206,6 +206,7 @@ static struct {
     long long next_refresh, up_ns;
     unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported, substituted;
     unsigned long long images_built, images_foreign; /* stk cases: forged on a stack copy, or not */
+    unsigned long long watch_walks;                  /* walks that stored into the live thread (src/stack_watch.h) */
     unsigned long long outcome[FEEDBACK_CLASSES];
 } h;
 
@@ -481,7 +482,7 @@ int harness_start(const struct harness_config *c, char *err, size_t errlen)
                                 .max_records = -1, .out = h.cfg.out, .threads = &tc};
     api_kind_parse(h.cfg.api, &sc.api);
     record_set_limits(h.cfg.records_per_key, h.cfg.max_records);
-    stack_watch_set_bytes(h.cfg.watch);
+    stack_watch_set(h.cfg.watch, h.cfg.protect);
     if (!(h.api = startup_attach(h.vm, &sc, err, errlen))) return -1;
     if (h.cfg.vthread_warmup && vm_warmup_continuation(env, &why) < 0) return errorf(err, errlen, "virtual-thread warm-up: %s", why);
     /* Unloaded methods become the stale handles of method_info cases. */
@@ -577,6 +578,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     h.substituted += r->out.substituted;
     h.images_built += r->out.image == STACK_IMAGE_BUILT;
     h.images_foreign += r->out.image == STACK_IMAGE_FOREIGN;
+    h.watch_walks += r->out.watch.frame || r->out.watch.context || r->out.watch.regs;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -650,6 +652,9 @@ void harness_stats(int fd)
     if (h.api) api_report_calls(h.api, fd);
     dprintf(fd, "asgf: stack images: built %llu, not built %llu (context not on the walked thread's own stack)\n",
             h.images_built, h.images_foreign);
+    if (stack_watch_bytes())
+        dprintf(fd, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored into the walked thread (%s; write "
+                    "records)\n", stack_watch_bytes(), h.watch_walks, stack_watch_puts_back() ? "put back" : "left: protect=0");
     dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
             (unsigned long long)h.queue_frames);
     dprintf(fd, "asgf: outcomes:");

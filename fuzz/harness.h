@@ -41,9 +41,6 @@
 #include "case.h"
 #include "exec.h"
 
-/* Bytes above a walked context's sp a harness watches (src/stack_watch.h). */
-#define HARNESS_WATCH_DEFAULT 16384
-
 struct harness_config {
     const char *api;          /* ASGF_API: auto | asgst | agct (auto) */
     const char *scenario;     /* ASGF_SCENARIO: loop | mixed | stress scenario(s) (loop) */
@@ -69,7 +66,7 @@ struct harness_config {
     long records_per_key;     /* ASGF_RECORDS_PER_KEY: crash records kept per fault key (20) */
     long max_records;         /* ASGF_MAX_RECORDS: crash records per output directory (100000) */
     long watch;               /* ASGF_WATCH: bytes of the walked thread's frames watched for a walk's stores
-                                 (HARNESS_WATCH_DEFAULT; src/stack_watch.h) */
+                                 (STACK_WATCH_DEFAULT; src/stack_watch.h) */
     int walker_cov;           /* ASGF_WALKER_COV: breakpoint coverage of libjvm's walker (1; src/walker_cov.h) */
     int walker_feedback;      /* ASGF_WALKER_FEEDBACK: newly reached walker blocks are fuzzer features (1) */
     int vthread_warmup;       /* ASGF_VTHREAD_WARMUP: one virtual thread before the first case (1; src/vm_warmup.h) */

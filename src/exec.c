@@ -117,7 +117,7 @@ static void do_call(void *arg)
     if (c->p->nqop) qops_run_signal(api, c->slot, c->p, c->uc, c->cx->case_bytes, c->cx->case_len);
 }
 
-void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+void exec_case(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
                const struct thread_info *self, struct exec_outcome *out)
 {
     /* Here, in this frame: below the interrupted sp on the thread's own
@@ -127,7 +127,7 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucont
     exec_case_imaged(cx, p, live, self, out, &img);
 }
 
-void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
                       const struct thread_info *self, struct exec_outcome *out, struct stack_image *img)
 {
     ucontext_t uc;
@@ -157,10 +157,9 @@ void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, cons
     out->last_vm = EXEC_NO_VM_CODE;
     gc.last_vm = &out->last_vm;
     /* A mutated context or forged stack can lead the VM's walker to store
-     * into the thread's live frames (stack_watch.h); the live context is
-     * the caller's to change, as the handler's own ucontext. */
+     * into the thread's live frames and signal context (stack_watch.h). */
     struct stack_watch watch;
-    int watching = (p->nmut || p->nstk) && stack_watch_arm(&watch, (ucontext_t *)live, self);
+    int watching = (p->nmut || p->nstk) && stack_watch_arm(&watch, live, self);
     out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
     if (watching && stack_watch_check(&watch, &out->watch)) stack_watch_record(&out->watch, &gc, self);
     if (out->guard_rc > 0) out->fw = EXEC_FAULT;

@@ -81,15 +81,17 @@ struct exec_outcome {
 int exec_entry_to_run(const struct exec_ctx *cx, int entry);
 
 /* [handler-safe] live may be NULL for entries that take no context; then a
- * zeroed context is mutated. self: the thread whose context it is. */
-void exec_case(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+ * zeroed context is mutated. self: the thread whose context it is. The walk
+ * runs on a copy of live; live itself is written only to put back what a
+ * walk stored into it (stack_watch.h). */
+void exec_case(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
                const struct thread_info *self, struct exec_outcome *out);
 
 /* [handler-safe] The same, forging stk cases in img, which the caller
  * keeps (stack_image_init'ed once) in a frame below live's sp for as long
  * as live is held: the cases of one held batch then share one copy of the
  * stack (stack_image.h). */
-void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, const ucontext_t *live,
+void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
                       const struct thread_info *self, struct exec_outcome *out, struct stack_image *img);
 
 #endif

@@ -168,7 +168,7 @@ static uint64_t fault_key(int sig, const uintptr_t *pcs, int n)
 }
 
 /* [handler-safe] 16 lower-case hex digits, no 0x: the key as file names show it. */
-static void key_hex(struct sbuf *b, uint64_t key)
+void record_key_text(struct sbuf *b, uint64_t key)
 {
     uint8_t be[8];
     for (int i = 0; i < 8; i++) be[i] = (uint8_t)(key >> (56 - 8 * i));
@@ -274,7 +274,7 @@ static long count_append(const char *dir, const char *name, uint64_t key, int wi
     sb_str(&p, dir);
     sb_str(&p, name);
     if (with_key) {
-        key_hex(&p, key);
+        record_key_text(&p, key);
         sb_str(&p, ".txt");
     }
     if (p.len + 1 >= p.cap) return -1;
@@ -341,7 +341,7 @@ static void taint(const char *dir, const char *op, uint64_t key)
     sb_str(&t, op);
     t.cap = sizeof taint_text;
     sb_chr(&t, ' ');
-    key_hex(&t, key);
+    record_key_text(&t, key);
     atomic_store(&taint_state, 2);
     if (atomic_load(&out_of_space)) return; /* nothing more is written there */
     char path[512];
@@ -603,7 +603,7 @@ static int record_write(const struct record_info *ri, unsigned seq, uint64_t key
                                                                                                : "robustness");
     }
     sb_str(&b, "\nkey: ");
-    key_hex(&b, key);
+    record_key_text(&b, key);
     /* The framework's verdict, apart from anything the VM returned: the
      * prototype's own codes include -17 and -18, so a bare number could be
      * read either way. */

@@ -320,9 +320,11 @@ static int add_tls_span(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* Bytes below the thread pointer that static TLS can take: every loaded
- * object's TLS block counted as if static, and glibc's surplus for objects
- * opened later (at most a few KiB), rounded up generously. */
+/* Bytes below the thread pointer that glibc's per-thread data can take:
+ * on x86_64 the static TLS blocks lie there, on aarch64 the thread
+ * descriptor (static TLS is above it, at the block's top). Every loaded
+ * object's TLS block is counted as if static, with 4 KiB for glibc's
+ * surplus (objects opened later) and the descriptor. */
 static uintptr_t static_tls_span(void)
 {
     size_t span = 0;

@@ -1,6 +1,7 @@
-/* Writes a walk makes into the walked thread's live state (see stack_watch.h). */
+/* Stores a walk makes into the walked thread's live state (see stack_watch.h). */
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 #include "arch.h"
 #include "case.h"
 #include "fnv.h"
@@ -11,13 +12,17 @@
 #include "stack_watch.h"
 
 static _Atomic long watch_bytes;
+static _Atomic int watch_put_back;
 
-void stack_watch_set_bytes(long bytes)
+void stack_watch_set(long bytes, int put_back)
 {
     atomic_store(&watch_bytes, bytes <= 0 ? 0 : bytes > STACK_WATCH_MAX ? STACK_WATCH_MAX : bytes);
+    atomic_store(&watch_put_back, put_back);
 }
 
 long stack_watch_bytes(void) { return atomic_load_explicit(&watch_bytes, memory_order_relaxed); }
+
+int stack_watch_puts_back(void) { return atomic_load_explicit(&watch_put_back, memory_order_relaxed); }
 
 /* Not instrumented: the words read are the frames above the handler,
  * whose redzones an ASan build poisons though they are readable stack. */
@@ -26,12 +31,18 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
 {
     w->lo = 0;
     long bytes = stack_watch_bytes();
-    if (!bytes || !live || !self || !self->stack_hi) return 0;
+    if (!bytes || !live || !self || !self->stack_hi || self->tid != threads_gettid()) return 0;
+    if (!regions_in_code_cache((uintptr_t)*arch_reg_slot(live, ARCH_REG_PC))) return 0;
     uintptr_t sp = (uintptr_t)*arch_reg_slot(live, ARCH_REG_SP);
     uintptr_t top = self->frames_hi ? self->frames_hi : self->stack_hi;
     if (sp & 7 || sp < self->stack_lo || sp >= top) return 0;
-    size_t n = (top - sp < (uintptr_t)bytes ? top - sp : (uintptr_t)bytes) / 8;
-    const uint64_t *s = (const uint64_t *)sp;
+    /* The signal frame lies just below the interrupted sp, the context at
+     * its start; on an alternate signal stack it is elsewhere, and not
+     * watched. */
+    uintptr_t ctx = (uintptr_t)live & ~(uintptr_t)7;
+    uintptr_t lo = ctx < sp && sp - ctx <= STACK_WATCH_CTX_MAX && ctx >= self->stack_lo ? ctx : sp;
+    size_t n = (sp - lo + (top - sp < (uintptr_t)bytes ? top - sp : (uintptr_t)bytes)) / 8;
+    const uint64_t *s = (const uint64_t *)lo;
     /* Whole 64-word groups without a branch per word: this runs before
      * every mutated case. */
     for (size_t g = 0; g * 64 < n; g++) {
@@ -41,7 +52,7 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
         w->zero[g] = bits;
     }
     for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) w->regs[r] = *arch_reg_slot(live, r);
-    w->uc = live, w->n = n, w->lo = sp;
+    w->uc = live, w->n = n, w->sp = sp, w->lo = lo;
     return 1;
 }
 
@@ -50,61 +61,89 @@ static int is_code(uint64_t v)
     return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
 }
 
+static void note_first(struct stack_watch_hit *hit, long at, uint64_t v)
+{
+    if (!hit->frame && !hit->context && !hit->regs) hit->first_at = at, hit->first_value = v;
+}
+
 __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w, struct stack_watch_hit *hit)
 {
     memset(hit, 0, sizeof *hit);
     if (!w->lo) return 0;
+    int put_back = stack_watch_puts_back();
     uint64_t *s = (uint64_t *)w->lo;
+    size_t n_ctx = (w->sp - w->lo) / 8;
     for (size_t g = 0; g * 64 < w->n; g++) {
         for (uint64_t bits = w->zero[g]; bits; bits &= bits - 1) {
             size_t i = g * 64 + (size_t)__builtin_ctzll(bits);
             uint64_t v = s[i];
             if (!v) continue;
-            if (is_code(v)) {
-                hit->left++;
-                continue;
+            long at = (long)(i * 8) - (long)(n_ctx * 8);
+            if (i < n_ctx) {
+                note_first(hit, at, v);
+                hit->context++;
+            } else if (is_code(v)) {
+                hit->frame_code++;
+            } else {
+                note_first(hit, at, v);
+                hit->frame++;
             }
-            if (!hit->put_back++) hit->first_at = (long)(i * 8), hit->first_value = v;
-            s[i] = 0;
+            if (put_back) s[i] = 0;
         }
     }
     for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) {
         uint64_t *slot = arch_reg_slot(w->uc, r);
-        if (*slot != w->regs[r]) hit->regs++, *slot = w->regs[r];
+        if (*slot == w->regs[r]) continue;
+        if (!hit->frame && !hit->context && !hit->regs) hit->first_reg = r + 1, hit->first_value = *slot;
+        hit->regs++;
+        if (put_back) *slot = w->regs[r];
     }
+    hit->put_back = put_back;
     w->lo = 0;
-    return hit->put_back + hit->regs;
+    return hit->frame + hit->context + hit->regs;
 }
 
 void stack_watch_record(const struct stack_watch_hit *hit, const struct guard_call *call,
                         const struct thread_info *self)
 {
+    if (!(hit->frame || hit->context || hit->regs)) return;
     const char *dir = guard_record_dir();
-    if (!dir || !(hit->put_back || hit->regs)) return;
-    const char *what = hit->put_back ? "frame" : "registers";
+    if (!dir) {
+        static const char msg[] = "asgf: a walk stored into the walked thread's live state; no record directory\n";
+        sigsafe_write_all(STDERR_FILENO, msg, sizeof msg - 1);
+        return;
+    }
+    const char *place = hit->frame ? "frame" : "context";
     uint64_t key = fnv1a(FNV1A_BASIS, "write|", 6);
-    key = fnv1a(key, what, strlen(what));
+    key = fnv1a(key, place, strlen(place));
+    /* Rare (a record per hit): the text may take handler stack here. */
     char text[2 * CASE_MAX_SIZE + 1024], path[400];
     SBUF(b, text);
-    record_head(&b, threads_gettid(), self ? self->name : NULL, call->backend, call->entry, call->mode);
+    record_head(&b, self ? self->tid : threads_gettid(), self ? self->name : NULL, call->backend, call->entry,
+                call->mode);
     sb_str(&b, "\nkey: ");
-    uint8_t kb[8];
-    for (int i = 0; i < 8; i++) kb[i] = (uint8_t)(key >> (56 - 8 * i));
-    sb_hexbytes(&b, kb, sizeof kb);
+    record_key_text(&b, key);
     sb_str(&b, "\nwrite: ");
-    sb_str(&b, what);
-    sb_str(&b, "\nwords_put_back: ");
-    sb_dec(&b, hit->put_back);
-    sb_str(&b, "\nwords_left: ");
-    sb_dec(&b, hit->left);
-    sb_str(&b, "\nregisters_put_back: ");
+    sb_str(&b, place);
+    sb_str(&b, "\nframe_words: ");
+    sb_dec(&b, hit->frame);
+    sb_str(&b, "\nframe_code_words: ");
+    sb_dec(&b, hit->frame_code);
+    sb_str(&b, "\ncontext_words: ");
+    sb_dec(&b, hit->context);
+    sb_str(&b, "\nregisters: ");
     sb_dec(&b, hit->regs);
-    if (hit->put_back) {
-        sb_str(&b, "\nfirst_word: sp+");
+    sb_str(&b, "\nput_back: ");
+    sb_str(&b, hit->put_back ? "yes" : "no");
+    sb_str(&b, "\nfirst_store: ");
+    if (hit->first_reg) {
+        sb_str(&b, arch_reg_name(hit->first_reg - 1));
+    } else {
+        sb_str(&b, hit->first_at >= 0 ? "sp+" : "sp");
         sb_dec(&b, hit->first_at);
-        sb_chr(&b, ' ');
-        sb_hex(&b, hit->first_value, 16);
     }
+    sb_chr(&b, ' ');
+    sb_hex(&b, hit->first_value, 16);
     if (call->case_bytes && call->case_len && call->case_len <= CASE_MAX_SIZE) {
         sb_str(&b, "\ncase: ");
         sb_hexbytes(&b, call->case_bytes, call->case_len);

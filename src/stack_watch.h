@@ -1,28 +1,39 @@
 /*
- * Writes a walk makes into the walked thread's live state.
+ * Stores a walk makes into the walked thread's live state.
  *
- * A stack walk should only read. HotSpot's does write: crossing an entry
+ * A stack walk should only read. HotSpot's does store: crossing an entry
  * frame, it makes the JavaFrameAnchor inside that frame's JavaCallWrapper
- * walkable, storing a return pc into the anchor's pc word when that word
- * is 0. The wrapper's address is read off the stack and checked only for
- * lying in the thread's stack above the frame, so on a mutated context or
- * a forged stack copy the "anchor" can be any slot of the thread's live
- * frames above the copy, and the store goes there. The thread then runs on
- * with a corrupted frame and dies later, outside any guarded call, with
- * nothing to say which walk did it (docs/findings.md).
+ * walkable, filling the anchor's pc word when that word is 0. The wrapper's
+ * address is read off the stack and checked only for lying in the thread's
+ * stack above the frame, so on a mutated context or a forged stack copy
+ * the "anchor" can be any word above the forged frame: the thread's live
+ * frames, or the signal frame the kernel will restore its registers from.
+ * The thread then runs on corrupted and dies later, outside any guarded
+ * call, with nothing to say which walk did it (docs/findings.md).
  *
- * The watch closes that gap for mutated cases: before the guarded call it
- * notes which words of the live frames above the interrupted sp hold 0,
- * and the live context's registers; after it, a noted word that is no
- * longer 0 was written, and so was any register. Only a store over 0 is
- * watched: the anchor store is one, and the other writers of a stopped
- * thread's frames (a collector updating oops, a deoptimization patching a
- * return pc) never turn 0 into something else.
+ * The watch covers a mutated case's walk of a thread by itself (signal
+ * mode, a held batch in its own handler) stopped in Java code. Before the
+ * guarded call it notes which words are 0 from the start of the live
+ * signal context (ucontext, siginfo, FP state, red zone) up to `bytes`
+ * above sp, and the context's registers; after it, a noted word that is no
+ * longer 0, and any changed register, was stored by the walk. Only a store
+ * over 0 is watched: the anchor store is one.
  *
- * What a store left is put back when it cannot be the VM's own, correct
- * anchor store: a value that is not a code address (a real anchor's pc is
- * the return pc below its sp), or any register. A code address is left in
- * place, as HotSpot's own walkers would leave it, and only counted.
+ * Why only a thread in Java code, walking itself: such a thread is not at
+ * a safepoint or handshake, holds no monitor-wait node or VM operation on
+ * its stack, and stays in this handler for the whole call, so nothing else
+ * writes its frames or context meanwhile and every store found is the
+ * walk's. Putting it back to 0 is then safe: an anchor's pc of 0 means "not
+ * yet walkable", which HotSpot fills again. A thread stopped in native or
+ * VM code, or walked from another thread (mode=thread, whose hold can time
+ * out under the walk), is not watched.
+ *
+ * A store is put back while crash protection is on; with it off (a run for
+ * the VM's own hs_err, crash-triage/repro --protect 0) stores are only
+ * counted and recorded, so the VM fails as it would without us. A record is
+ * written for a store that cannot be the VM's correct one into a real
+ * anchor: a frame word that is not a code address (a real anchor's pc is a
+ * return pc), any word of the signal context, any register.
  * Everything here is handler-safe.
  */
 #ifndef ASGF_STACK_WATCH_H
@@ -33,43 +44,49 @@
 #include <ucontext.h>
 #include "regions.h"
 
-#define STACK_WATCH_MAX (64 * 1024) /* bytes above sp a watch can cover */
-#define STACK_WATCH_REGS 40         /* at least arch_reg_count() */
+#define STACK_WATCH_DEFAULT 32768  /* bytes above sp, agent and harnesses alike */
+#define STACK_WATCH_MAX 65536      /* the most bytes above sp a watch covers */
+#define STACK_WATCH_CTX_MAX 16384  /* the most bytes of signal context below sp it covers */
+#define STACK_WATCH_REGS 40        /* at least arch_reg_count() */
 
 struct stack_watch {
-    uintptr_t lo;   /* the live sp; 0: not armed */
+    uintptr_t lo;   /* first word watched; 0: not armed */
+    uintptr_t sp;   /* the live sp: words below it are the signal context */
     size_t n;       /* words watched from lo */
-    uint64_t zero[STACK_WATCH_MAX / 8 / 64]; /* bit i: word i was 0 */
+    uint64_t zero[(STACK_WATCH_MAX + STACK_WATCH_CTX_MAX) / 8 / 64]; /* bit i: word i was 0 */
     ucontext_t *uc;
     uint64_t regs[STACK_WATCH_REGS]; /* by logical number (arch.h) */
 };
 
 struct stack_watch_hit {
-    int put_back;      /* words put back: written, and not a code address */
-    int left;          /* words written with a code address, left in place */
-    int regs;          /* registers of the live context written (all put back) */
-    long first_at;     /* the first put-back word: its distance from sp in bytes */
+    int frame;         /* frame words stored into, not code addresses */
+    int frame_code;    /* frame words stored into with a code address */
+    int context;       /* words of the signal context stored into */
+    int regs;          /* registers of the live context changed */
+    int put_back;      /* 1: all of them were put back (protection on) */
+    int first_reg;     /* the first store recorded was into this register + 1; 0: into memory */
+    long first_at;     /* the first store recorded into memory: its distance from sp in bytes */
     uint64_t first_value;
 };
 
-/* Not handler-safe: how many bytes above sp to watch, 0 for none (the
- * default), clipped to STACK_WATCH_MAX. */
-void stack_watch_set_bytes(long bytes);
+/* Not handler-safe: how many bytes above sp to watch (0: none, the
+ * default; clipped to STACK_WATCH_MAX) and whether to put stores back. */
+void stack_watch_set(long bytes, int put_back);
 long stack_watch_bytes(void);
+int stack_watch_puts_back(void);
 
-/* [handler-safe] Notes the zero words of [sp, sp + bytes) of the live
- * context's thread (clipped at its frames_hi) and its registers. Returns 0
- * and leaves w unarmed when watching is off or the context's sp is not in
- * the thread's stack. */
+/* [handler-safe] Arms w on the live context of self, the calling thread
+ * (see above); 0 and w unarmed when it does not qualify. */
 int stack_watch_arm(struct stack_watch *w, ucontext_t *live, const struct thread_info *self);
 
-/* [handler-safe] Compares, puts back (see above), fills hit; returns
- * put_back + regs: what the caller records. Disarms w. */
+/* [handler-safe] Compares, puts back, fills hit; returns how many stores
+ * call for a record (frame + context + regs). Disarms w. */
 int stack_watch_check(struct stack_watch *w, struct stack_watch_hit *hit);
 
 /* [handler-safe] Writes the record of a hit (docs/crash-record.md, "Write
- * records") into the guard's record directory, keyed by what was written
- * (frame words or registers), counted and limited like a fault. */
+ * records") into the guard's record directory, keyed by the place stored
+ * into (frame words, or else the signal context), counted and limited like
+ * a fault; one line on stderr when there is no record directory. */
 struct guard_call;
 void stack_watch_record(const struct stack_watch_hit *hit, const struct guard_call *call,
                         const struct thread_info *self);

@@ -65,7 +65,7 @@ struct request {
     long long batch_ns;   /* how long a handler holds for a batch, from its start (0: no batch) */
     _Atomic unsigned long long walked; /* generation of the caller's last walk of a held context */
     /* Published by the handler with HELD or DONE, valid while it holds. */
-    const ucontext_t *uc;
+    ucontext_t *uc;
     const struct thread_info *self;
     int from_java;
 };
@@ -275,7 +275,7 @@ static unsigned long long take_back(unsigned long long posted)
  * this context (fields read only after the claim, so a caller that gave
  * up and wrote the next request is never mistaken for this one). 1 if it
  * ran, 0 if the caller took it back first. */
-static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struct thread_info *self,
+static int claim_and_run(unsigned long long w, ucontext_t *uc, const struct thread_info *self,
                          struct stack_image *img)
 {
     if (!cas(w, word(gen_of(w), RUNNING))) return 0;
@@ -293,7 +293,7 @@ static int claim_and_run(unsigned long long w, const ucontext_t *uc, const struc
  * the caller has had our context. Leaving idle says DONE: the last case
  * ran, so a caller that looks late (its wake-up outlasted the hold) does
  * not take the case for lost. */
-static void hold(unsigned long long gen, const ucontext_t *uc, const struct thread_info *self,
+static void hold(unsigned long long gen, ucontext_t *uc, const struct thread_info *self,
                  struct stack_image *img, long long leave_at, long long hard, int walk_pending)
 {
     for (;;) {
@@ -347,7 +347,7 @@ static void hold(unsigned long long gen, const ucontext_t *uc, const struct thre
 static void on_signal_run(const siginfo_t *si, void *ucv)
 {
     (void)si;
-    const ucontext_t *uc = ucv;
+    ucontext_t *uc = ucv;
     unsigned long long w = atomic_load(&req.word);
     if (phase_of(w) != SENT || req.tid != threads_gettid() || guard_vm_dying()) {
         atomic_fetch_add(&n_late, 1);

@@ -7,9 +7,9 @@
 #     unknown place is flagged corrupted, not bucketed as a store;
 #  3. on a live JVM, through fuzz/replay and a stand-in walker that stores
 #     into the worker's frames (tests/jvm/standin_anchorstore.c): every run
-#     stores, the watch puts each store back, the JVM runs on and exits 0,
-#     and the record's case is the replayed one; with ASGF_WATCH=0 nothing
-#     is watched and no record is written.
+#     that finds the worker in Java code is watched, the watch puts each
+#     store back, the JVM runs on and exits 0, and the record's case is the
+#     replayed one; with ASGF_WATCH=0 nothing is watched or recorded.
 cd "$(dirname "$0")/.." && . tests/lib.sh
 make_scratch
 
@@ -29,19 +29,21 @@ sys.exit(0 if "corrupted" in r.flags and r.signal != parse_record.WRITE_SIGNAL e
 ok $? "a record whose write: names no known place is flagged corrupted, not a store"
 
 lib=$PWD/$BUILD/tests/libstandin_anchorstore.so
-LD_PRELOAD=$lib ASGF_API=asgst fuzz/replay -n 4 --record-dir "$d/rec" tests/cases/live-store.txt >"$d/on.out" 2>&1; rc=$?
+key=72965eba83344eed   # FNV-1a of "write|frame" (docs/crash-record.md)
+LD_PRELOAD=$lib ASGF_API=asgst fuzz/replay -n 10 --record-dir "$d/rec" tests/cases/live-store.txt >"$d/on.out" 2>&1; rc=$?
 rec=$(grep -l '^write: frame' "$d"/rec/record-*.txt 2>/dev/null | head -1)
-[ $rc = 0 ] && [ -n "$rec" ] && grep -q '^first_word: sp+[0-9]* 0x005eed00000000a7$' "$rec"
-ok $? "a walker's store into the worker's frames is recorded with its value, and replay exits 0 (rc $rc: $(grep -h '^first_word' "$rec" 2>/dev/null))"
-stores=$(cat "$d"/rec/faults-*.txt 2>/dev/null | wc -l)
-[ "$stores" -ge 4 ]
-ok $? "each of the 4 runs stored and was caught: $stores counted under the record's key"
+[ $rc = 0 ] && [ -n "$rec" ] && grep -q '^first_store: sp+[0-9]* 0x005eed00000000a7$' "$rec" && grep -q '^put_back: yes$' "$rec"
+ok $? "a walker's store into the worker's frames is put back and recorded with its value; replay exits 0 (rc $rc: $(grep -h '^first_store' "$rec" 2>/dev/null))"
+stores=$(cat "$d/rec/faults-$key.txt" 2>/dev/null | wc -l)
+java=$(sed -n 's/.*from Java code \([0-9]*\) .*/\1/p' "$d/on.out")
+[ "$stores" -ge 1 ] && [ "$stores" = "$java" ] && grep -q "live-frame watch (32768 bytes above sp): $stores walks stored into the walked thread (put back" "$d/on.out"
+ok $? "every run that found the worker in Java code stored and was caught: $stores of ${java:-?}, and replay's summary says so"
 python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(sys.stdin.read().strip()))' \
   < <(sed -n 's/^case: //p' "$rec") >"$d/stored.case"
 "$BUILD/bin/casetool" decode "$d/stored.case" 2>/dev/null | grep -q '^mut pc abs 0xdead2000$'
 ok $? "the record carries the replayed case (mut pc abs 0xdead2000)"
 
-LD_PRELOAD=$lib ASGF_API=asgst ASGF_WATCH=0 fuzz/replay -n 1 --record-dir "$d/off" tests/cases/live-store.txt >"$d/off.out" 2>&1; rc=$?
-! grep -qs '^write:' "$d"/off/record-*.txt
-ok $? "ASGF_WATCH=0: no store is watched or recorded (rc $rc)"
+LD_PRELOAD=$lib ASGF_API=asgst ASGF_WATCH=0 fuzz/replay -n 2 --record-dir "$d/off" tests/cases/live-store.txt >"$d/off.out" 2>&1; rc=$?
+grep -q 'api calls: RunWithIterator=2 ' "$d/off.out" && ! grep -qs '^write:' "$d"/off/record-*.txt && ! grep -q 'live-frame watch' "$d/off.out"
+ok $? "ASGF_WATCH=0: both walks ran and stored, and nothing was watched or recorded (rc $rc)"
 tap_done

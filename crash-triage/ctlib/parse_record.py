@@ -56,7 +56,7 @@ def mismatch_report(rep):
 
 # What a write record's `write:` line names (docs/crash-record.md, "Write records"): the
 # place the walk stored into, as the bucket's one frame.
-WRITE_PLACES = {'frame': 'walked_thread_frame', 'registers': 'walked_thread_registers'}
+WRITE_PLACES = {'frame': 'walked_thread_frame', 'context': 'walked_thread_context'}
 WRITE_SIGNAL = 'LIVE-STORE'
 
 
@@ -170,8 +170,8 @@ def parse(data, path):
                 rep.extra['write'] = val
             else:
                 rep.flag('corrupted')
-        elif key == 'first_word':
-            rep.extra['first_word'] = val[:80]
+        elif key == 'first_store':
+            rep.extra['first_store'] = val[:80]
         # unknown keys are ignored, as the format says
     if not complete:
         rep.flag('truncated')

@@ -1,85 +1,134 @@
 /*
- * The live-frame watch (src/stack_watch.h) without a JVM: a "thread" whose
- * stack is an array, a context pointing into it, and stores made between
- * arming and checking as a walker would make them. With a directory
- * argument, a hit's record is written there too (tests/core_stack_watch.t
- * hands it to triage).
+ * The live-frame watch (src/stack_watch.h) without a JVM: this thread,
+ * registered, whose "stack" for the watch is an array, a context pointing
+ * into it with its pc in an anonymous executable mapping (the regions
+ * snapshot takes the first such mapping for the code cache, so the context
+ * counts as stopped in Java code), and stores made between arming and
+ * checking as a walker would make them. With a directory argument, a
+ * hit's record is written there too (tests/live_store.t hands it to triage).
  */
 #include <string.h>
+#include <sys/mman.h>
 #include "arch.h"
 #include "guard.h"
 #include "stack_watch.h"
 #include "tap.h"
 
 #define WORDS 4096
-static uint64_t stack[WORDS];
+/* The context lies in the "stack" below sp, as a signal frame does. */
+static struct {
+    ucontext_t uc;
+    uint64_t words[WORDS];
+} mem __attribute__((aligned(64)));
+static uint64_t *const stack = mem.words;
+static uintptr_t code; /* the "code cache" */
 
-static void fresh(struct thread_info *t, ucontext_t *uc, size_t sp_word)
+static void fresh(struct thread_info *t, ucontext_t **uc, size_t sp_word)
 {
-    memset(stack, 0, sizeof stack);
+    memset(&mem, 0, sizeof mem);
     for (size_t i = 0; i < WORDS; i += 3) stack[i] = 0x1000 + i; /* some words not 0 */
-    memset(t, 0, sizeof *t);
-    t->tid = 1, t->stack_lo = (uintptr_t)stack, t->stack_hi = t->frames_hi = (uintptr_t)(stack + WORDS);
-    memset(uc, 0, sizeof *uc);
-    *arch_reg_slot(uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)&stack[sp_word];
-    *arch_reg_slot(uc, ARCH_REG_FP) = (uint64_t)(uintptr_t)&stack[sp_word + 8];
-    *arch_reg_slot(uc, ARCH_REG_PC) = 0x401000;
+    t->stack_lo = (uintptr_t)&mem, t->stack_hi = t->frames_hi = (uintptr_t)(stack + WORDS);
+    *uc = &mem.uc;
+    *arch_reg_slot(*uc, ARCH_REG_SP) = (uint64_t)(uintptr_t)&stack[sp_word];
+    *arch_reg_slot(*uc, ARCH_REG_FP) = (uint64_t)(uintptr_t)&stack[sp_word + 8];
+    *arch_reg_slot(*uc, ARCH_REG_PC) = code + 16;
 }
 
 int main(int argc, char **argv)
 {
-    struct thread_info t;
-    ucontext_t uc;
+    struct thread_info *t;
+    ucontext_t *uc;
     struct stack_watch w;
     struct stack_watch_hit hit;
-    const size_t sp = 512; /* fresh() leaves words 3k non-zero: sp + 1 is one, sp + 8, 11, 20, 32, 600 are 0 */
+    const size_t sp = 512; /* fresh() leaves words 3k non-zero: sp + 1 is one; sp - 1, + 8, 11, 20, 32, 123, 125, 600 are 0 */
 
-    fresh(&t, &uc, sp);
-    stack_watch_set_bytes(0);
-    CHECK(!stack_watch_arm(&w, &uc, &t), "watch off (0 bytes): nothing is armed");
-    CHECK(stack_watch_check(&w, &hit) == 0 && !hit.put_back, "an unarmed watch reports nothing");
+    void *page = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    code = (uintptr_t)page;
+    regions_refresh();
+    CHECK(page != MAP_FAILED && regions_in_code_cache(code), "an anonymous executable page stands for the code cache");
+    threads_register_self("worker-0", NULL);
+    t = (struct thread_info *)threads_find(threads_gettid());
+    CHECK(t != NULL, "this thread is registered");
+    if (!t) return TAP_DONE();
 
-    stack_watch_set_bytes(4096); /* 512 words above sp */
-    CHECK(stack_watch_arm(&w, &uc, &t), "4096 bytes: armed on a context whose sp is in the thread's stack");
-    stack[sp + 8] = 0x5eed00000000a7ULL;   /* a zero word stored into: put back */
-    stack[sp + 1] = 0x2222;                /* a word that was not 0 changed (fresh filled sp + 1): left */
-    stack[sp + 600] = 0x3333;              /* a zero word beyond the 512 watched: not seen */
-    *arch_reg_slot(&uc, ARCH_REG_FP) += 64; /* a register of the live context */
+    fresh(t, &uc, sp);
+    stack_watch_set(0, 1);
+    CHECK(!stack_watch_arm(&w, uc, t), "watch off (0 bytes): nothing is armed");
+    CHECK(stack_watch_check(&w, &hit) == 0 && !hit.frame, "an unarmed watch reports nothing");
+
+    stack_watch_set(4096, 1); /* 512 words above sp */
+    CHECK(stack_watch_arm(&w, uc, t), "4096 bytes: armed on this thread's context, stopped in Java code");
+    stack[sp + 8] = 0x5eed00000000a7ULL;   /* a zero frame word stored into: recorded, put back */
+    stack[sp + 11] = code + 64;             /* a code address over 0: put back, not recorded */
+    stack[sp + 1] = 0x2222;                 /* a word that was not 0 changed: left */
+    stack[sp + 600] = 0x3333;               /* a zero word beyond the 512 watched: not seen */
+    *arch_reg_slot(uc, ARCH_REG_FP) += 64;  /* a register of the live context */
     int n = stack_watch_check(&w, &hit);
-    CHECK(n == 2 && hit.put_back == 1 && hit.regs == 1, "one word and one register stored into: reported (%d: %d words, %d registers)",
-          n, hit.put_back, hit.regs);
-    CHECK(stack[sp + 8] == 0, "the stored zero word is put back to 0 (now %#llx)", (unsigned long long)stack[sp + 8]);
-    CHECK(hit.first_at == 64 && hit.first_value == 0x5eed00000000a7ULL,
-          "the hit names the first word: sp+%ld, value %#llx", hit.first_at, (unsigned long long)hit.first_value);
-    CHECK(*arch_reg_slot(&uc, ARCH_REG_FP) == (uint64_t)(uintptr_t)&stack[sp + 8], "the register is put back");
+    CHECK(n == 2 && hit.frame == 1 && hit.frame_code == 1 && hit.regs == 1 && hit.context == 0 && hit.put_back,
+          "stores found: a frame word, a code address, a register (%d to record: frame %d, code %d, registers %d)", n,
+          hit.frame, hit.frame_code, hit.regs);
+    CHECK(stack[sp + 8] == 0 && stack[sp + 11] == 0, "both frame words are put back to 0");
+    CHECK(hit.first_at == 64 && hit.first_value == 0x5eed00000000a7ULL && !hit.first_reg,
+          "the hit names the first recorded store: sp+%ld, value %#llx", hit.first_at, (unsigned long long)hit.first_value);
+    CHECK(*arch_reg_slot(uc, ARCH_REG_FP) == (uint64_t)(uintptr_t)&stack[sp + 8], "the register is put back");
     CHECK(stack[sp + 1] == 0x2222 && stack[sp + 600] == 0x3333,
           "a word that was not 0, and one outside the window, are left as they are");
     CHECK(stack_watch_check(&w, &hit) == 0, "a check disarms: a second one reports nothing");
 
-    fresh(&t, &uc, sp);
-    t.frames_hi = (uintptr_t)&stack[sp + 16]; /* the thread's TLS starts 16 words above sp */
-    CHECK(stack_watch_arm(&w, &uc, &t), "armed on a thread whose frames end 16 words above sp");
+    fresh(t, &uc, sp);
+    CHECK(stack_watch_arm(&w, uc, t), "armed again");
+    uc->uc_sigmask.__val[0] = 0x4000;       /* a word of the signal context below sp */
+    stack[sp - 1] = 0x77;                   /* the red zone / signal frame, also below sp */
+    n = stack_watch_check(&w, &hit);
+    CHECK(n == 2 && hit.context == 2 && hit.first_at < 0 && uc->uc_sigmask.__val[0] == 0 && stack[sp - 1] == 0,
+          "stores below sp, into the signal context, are found and put back (%d, first at sp%ld)", hit.context,
+          hit.first_at);
+
+    fresh(t, &uc, sp);
+    stack_watch_set(992, 1); /* 124 words above sp: the last 64-word group is partial */
+    CHECK(stack_watch_arm(&w, uc, t), "armed with a window of 124 words");
+    stack[sp + 123] = 9, stack[sp + 125] = 9;
+    CHECK(stack_watch_check(&w, &hit) == 1 && stack[sp + 123] == 0 && stack[sp + 125] == 9,
+          "the window's last word is watched, one past it not");
+
+    fresh(t, &uc, sp);
+    stack_watch_set(4096, 0);
+    CHECK(stack_watch_arm(&w, uc, t), "armed with putting back off (protect=0)");
+    stack[sp + 8] = 0x5eed;
+    CHECK(stack_watch_check(&w, &hit) == 1 && !hit.put_back && stack[sp + 8] == 0x5eed,
+          "protect=0: the store is counted and left, so the VM fails as it would");
+    stack_watch_set(4096, 1);
+
+    fresh(t, &uc, sp);
+    t->frames_hi = (uintptr_t)&stack[sp + 16]; /* the thread's TLS starts 16 words above sp */
+    CHECK(stack_watch_arm(&w, uc, t), "armed on a thread whose frames end 16 words above sp");
     stack[sp + 11] = 7, stack[sp + 20] = 7;
     CHECK(stack_watch_check(&w, &hit) == 1 && stack[sp + 11] == 0 && stack[sp + 20] == 7,
           "words above frames_hi (TLS, the thread descriptor) are not watched");
 
-    fresh(&t, &uc, sp);
-    *arch_reg_slot(&uc, ARCH_REG_SP) = 0x10; /* sp outside the thread's stack */
-    CHECK(!stack_watch_arm(&w, &uc, &t), "a context whose sp is outside the thread's stack is not watched");
-    CHECK(!stack_watch_arm(&w, &uc, NULL), "nor one of an unknown thread");
+    fresh(t, &uc, sp);
+    *arch_reg_slot(uc, ARCH_REG_PC) = 0x401000;
+    CHECK(!stack_watch_arm(&w, uc, t), "a context stopped outside Java code is not watched (others may write its frames)");
+    fresh(t, &uc, sp);
+    *arch_reg_slot(uc, ARCH_REG_SP) = 0x10;
+    CHECK(!stack_watch_arm(&w, uc, t), "a context whose sp is outside the thread's stack is not watched");
+    fresh(t, &uc, sp);
+    struct thread_info other = *t;
+    other.tid = t->tid + 1;
+    CHECK(!stack_watch_arm(&w, uc, &other) && !stack_watch_arm(&w, uc, NULL),
+          "nor the context of another thread (mode=thread) or of an unknown one");
 
     if (argc > 1) {
         const char *why = NULL;
         static const uint8_t case_bytes[] = "ASGF\1\0\0\0\0\0\0\0\0\0\0\0";
         const struct guard_call call = {"agct", "run_with_iterator", "signal", case_bytes, 16, NULL, NULL, 0, 0};
         CHECK(guard_install(argv[1], &why) == 0, "guard installed with record directory %s (%s)", argv[1], why ? why : "ok");
-        fresh(&t, &uc, sp);
-        strcpy(t.name, "worker-0");
-        stack_watch_arm(&w, &uc, &t);
+        fresh(t, &uc, sp);
+        stack_watch_arm(&w, uc, t);
         stack[sp + 32] = 0x5eed00000000a7ULL;
         stack_watch_check(&w, &hit);
-        stack_watch_record(&hit, &call, &t);
-        CHECK(hit.put_back == 1, "a hit to record: one word put back");
+        stack_watch_record(&hit, &call, t);
+        CHECK(hit.frame == 1, "a hit to record: one frame word");
     }
     return TAP_DONE();
 }

@@ -16,6 +16,13 @@
 #include "asgst.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#if defined(__x86_64__)
+#define UC_PC(u) ((uintptr_t)(u)->uc_mcontext.gregs[REG_RIP])
+#define UC_SP(u) ((uintptr_t)(u)->uc_mcontext.gregs[REG_RSP])
+#elif defined(__aarch64__)
+#define UC_PC(u) ((uintptr_t)(u)->uc_mcontext.pc)
+#define UC_SP(u) ((uintptr_t)(u)->uc_mcontext.sp)
+#endif
 #define STANDIN_ENTRY_PC 0xdead2000UL
 #define STANDIN_STORED 0x5eed00000000a7UL
 
@@ -28,7 +35,7 @@ EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options, ASGST_Iterator
     (void)options;
     ucontext_t *uc = ucontext;
     if (!uc) return ASGST_NO_FRAME;
-    uintptr_t pc = (uintptr_t)uc->uc_mcontext.gregs[REG_RIP], sp = (uintptr_t)uc->uc_mcontext.gregs[REG_RSP];
+    uintptr_t pc = UC_PC(uc), sp = UC_SP(uc);
     if (pc == STANDIN_ENTRY_PC && sp && !(sp & 7)) {
         volatile uint64_t *w = (volatile uint64_t *)(sp + 256);
         for (int i = 0; i < 256; i++)
