@@ -7,23 +7,30 @@
  * address is read off the stack and checked only for lying in the thread's
  * stack above the frame, so on a mutated context or a forged stack copy
  * the "anchor" can be any word above the forged frame: the thread's live
- * frames, or the signal frame the kernel will restore its registers from.
+ * frames, the signal frame the kernel will restore its registers from, or
+ * the handler's own frames in between (those are not watched).
  * The thread then runs on corrupted and dies later, outside any guarded
  * call, with nothing to say which walk did it (docs/findings.md).
  *
  * The watch covers a mutated case's walk of a thread by itself (signal
  * mode, a held batch in its own handler) stopped in Java code. Before the
  * guarded call it notes which words are 0 from the start of the live
- * signal context (ucontext, siginfo, FP state, red zone) up to `bytes`
- * above sp, and the context's registers; after it, a noted word that is no
- * longer 0, and any changed register, was stored by the walk. Only a store
- * over 0 is watched: the anchor store is one.
+ * ucontext up to `bytes` above sp (on x86_64 that span is the ucontext,
+ * siginfo, FP state and red zone; on aarch64 the ucontext with its
+ * extension records and the frame record), and the context's registers;
+ * after it, a noted word that is no longer 0, and any changed register,
+ * was stored by the walk (a register that was 0 lies in the ucontext, so
+ * it counts as a context word). Only a store over 0 is watched: the anchor
+ * store is one.
  *
  * Why only a thread in Java code, walking itself: such a thread is not at
  * a safepoint or handshake, holds no monitor-wait node or VM operation on
  * its stack, and stays in this handler for the whole call, so nothing else
  * writes its frames or context meanwhile and every store found is the
- * walk's. Putting it back to 0 is then safe: an anchor's pc of 0 means "not
+ * walk's. (Close to it, not exactly: a pc in a native wrapper's last
+ * instructions before the call is in the code cache with the thread already
+ * in native, where a deoptimization could write the frame's original pc;
+ * a window of a few instructions.) Putting it back to 0 is then safe: an anchor's pc of 0 means "not
  * yet walkable", which HotSpot fills again. A thread stopped in native or
  * VM code, or walked from another thread (mode=thread, whose hold can time
  * out under the walk), is not watched.
@@ -62,15 +69,15 @@ struct stack_watch_hit {
     int frame;         /* frame words stored into, not code addresses */
     int frame_code;    /* frame words stored into with a code address */
     int context;       /* words of the signal context stored into */
-    int regs;          /* registers of the live context changed */
+    int regs;          /* registers of the live context changed (from a non-zero value) */
     int put_back;      /* 1: all of them were put back (protection on) */
     int first_reg;     /* the first store recorded was into this register + 1; 0: into memory */
     long first_at;     /* the first store recorded into memory: its distance from sp in bytes */
     uint64_t first_value;
 };
 
-/* Not handler-safe: how many bytes above sp to watch (0: none, the
- * default; clipped to STACK_WATCH_MAX) and whether to put stores back. */
+/* Not handler-safe: how many bytes above sp to watch (0: none, until this
+ * is called; clipped to STACK_WATCH_MAX) and whether to put stores back. */
 void stack_watch_set(long bytes, int put_back);
 long stack_watch_bytes(void);
 int stack_watch_puts_back(void);
