@@ -80,23 +80,24 @@ def words(spec, key):
     return ' '.join(spec[key].split(',')) if spec.get(key) else None
 
 
-def jdk_version_line(home):
-    """The first line of `java -version`, or ''."""
+def java_version_text(home):
+    """What `java -version` of a JDK prints, or '' when it does not run."""
     try:
         r = subprocess.run([os.path.join(home, 'bin', 'java'), '-version'], stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
     except (OSError, subprocess.TimeoutExpired):
         return ''
-    return r.stdout.splitlines()[0].strip() if r.stdout else ''
+    return r.stdout or ''
+
+
+def jdk_version_line(home):
+    """The first line of `java -version`, or ''."""
+    text = java_version_text(home)
+    return text.splitlines()[0].strip() if text else ''
 
 
 def jdk_major(home):
-    try:
-        r = subprocess.run([os.path.join(home, 'bin', 'java'), '-version'], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, universal_newlines=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    m = re.search(r'version "(\d+)', r.stdout)
+    m = re.search(r'version "(\d+)', java_version_text(home))
     return m.group(1) if m else None
 
 
