@@ -3,13 +3,21 @@
 # takes the CPUs it keeps busy (its plan's cores=N) before it starts, one lock
 # file per CPU, and runs pinned to them. Two 2-core jobs on two GNU Parallel
 # slots run one after the other; two 1-core jobs run side by side, each on a
-# CPU of its own; every job's job.json says which CPUs it had.
+# CPU of its own; every job's job.json says which CPUs it had. The CPUs
+# counted are those of the campaign's affinity mask.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 export ASGFCI_CPU_LOCKS=$d/locks     # apart from any campaign running on this host
 ncpu=$(python3 -c 'import os; print(len(os.sched_getaffinity(0)))')
 [ "$ncpu" -ge 2 ] || { echo "ok 1 # SKIP one CPU: nothing to share"; echo 1..1; exit 0; }
+
+# The campaign counts the CPUs it may use, as ci/job pins within them: under
+# taskset (a CI runner's cpuset) that is fewer than the host has.
+got=$(taskset -c 0 python3 -c 'import sys; sys.path[:0] = ["ci", "crash-triage"]
+from cilib import runner; print(runner.usable_cpus())' 2>&1)
+[ "$got" = 1 ]
+ok $? "under taskset -c 0 the campaign counts 1 CPU of the host's $ncpu (got '$got')"
 
 campaign() {  # NAME CORES: two stress jobs of CORES each, on two slots
   cat >"$d/$1.preset" <<EOF

@@ -64,6 +64,15 @@ def short_budget(budget, min_attempt, reserve):
             'nothing would run' % (hms(budget), hms(min_attempt + reserve)))
 
 
+
+def usable_cpus():
+    """The CPUs this campaign may use: its affinity mask (taskset, a CI runner's cgroup cpuset)
+    when the system has one, as ci/job pins each job within it; else every CPU."""
+    try:
+        return len(os.sched_getaffinity(0)) or 1
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
 class NothingToRun(Exception):
     """The campaign would run no job (budget below one attempt): exit 3."""
 
@@ -243,7 +252,7 @@ class Campaign:
             'remote_root': opts.remote_root or ROOT,
             'remote_out': opts.remote_out or 'asgf-campaign/%s' % os.path.basename(self.out),
             'shared': bool(opts.shared), 'created': iso(), 'root': ROOT,
-            'cores': os.cpu_count() or 1,
+            'cores': usable_cpus(),
         }
         return cfg
 
