@@ -51,7 +51,9 @@
 #include <ucontext.h>
 #include "regions.h"
 
-#define STACK_WATCH_DEFAULT 32768  /* bytes above sp, agent and harnesses alike */
+/* Off unless asked for, agent and harnesses alike: one run saw a store no
+ * walk made (docs/findings.md), and putting it back broke the thread. */
+#define STACK_WATCH_DEFAULT 0
 #define STACK_WATCH_MAX 65536      /* the most bytes above sp a watch covers */
 #define STACK_WATCH_CTX_MAX 16384  /* the most bytes of signal context below sp it covers */
 #define STACK_WATCH_REGS 40        /* at least arch_reg_count() */
