@@ -30,10 +30,13 @@
  * walk's. (Close to it, not exactly: a pc in a native wrapper's last
  * instructions before the call is in the code cache with the thread already
  * in native, where a deoptimization could write the frame's original pc;
- * a window of a few instructions.) Putting it back to 0 is then safe: an anchor's pc of 0 means "not
- * yet walkable", which HotSpot fills again. A thread stopped in native or
- * VM code, or walked from another thread (mode=thread, whose hold can time
- * out under the walk), is not watched.
+ * a window of a few instructions.) Putting it back to 0 would then be
+ * safe: an anchor's pc of 0 means "not yet walkable", which HotSpot fills
+ * again. But one run saw a word of such a thread go from 0 to a heap
+ * address with no walk storing (docs/crash-record.md), so the premise is
+ * not yet true and the watch is off by default. A thread stopped in native
+ * or VM code, or walked from another thread (mode=thread, whose hold can
+ * time out under the walk), is not watched.
  *
  * A store is put back while crash protection is on; with it off (a run for
  * the VM's own hs_err, crash-triage/repro --protect 0) stores are only
@@ -52,7 +55,7 @@
 #include "regions.h"
 
 /* Off unless asked for, agent and harnesses alike: one run saw a store no
- * walk made (docs/findings.md), and putting it back broke the thread. */
+ * walk made (above), and putting it back broke the thread. */
 #define STACK_WATCH_DEFAULT 0
 #define STACK_WATCH_MAX 65536      /* the most bytes above sp a watch covers */
 #define STACK_WATCH_CTX_MAX 16384  /* the most bytes of signal context below sp it covers */
