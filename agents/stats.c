@@ -94,7 +94,7 @@ void stats_outcome(const struct exec_outcome *o)
     }
     const struct stack_watch_hit *wh = &o->watch;
     if (wh->frame || wh->frame_code || wh->context || wh->regs) {
-        if (wh->frame || wh->context || wh->regs) atomic_fetch_add(&stats.watch_walks, 1);
+        if (stack_watch_recorded(wh)) atomic_fetch_add(&stats.watch_walks, 1);
         atomic_fetch_add(&stats.watch_frame, (unsigned long long)wh->frame);
         atomic_fetch_add(&stats.watch_frame_code, (unsigned long long)wh->frame_code);
         atomic_fetch_add(&stats.watch_context, (unsigned long long)wh->context);

@@ -578,7 +578,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     h.substituted += r->out.substituted;
     h.images_built += r->out.image == STACK_IMAGE_BUILT;
     h.images_foreign += r->out.image == STACK_IMAGE_FOREIGN;
-    h.watch_walks += r->out.watch.frame || r->out.watch.context || r->out.watch.regs;
+    h.watch_walks += stack_watch_recorded(&r->out.watch) > 0;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;

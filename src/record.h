@@ -86,16 +86,15 @@ int record_note_sysroot(const char *dir);
  * 0, or -1 with errno set. */
 int record_note_libraries(const char *dir);
 
-/* [handler-safe] A record key as every record writes it: 16 hex digits. */
-struct sbuf;
-void record_key_text(struct sbuf *b, uint64_t key);
-
 /* [handler-safe] The lines every record starts with (docs/crash-record.md):
  * the magic, pid, tid, thread, time, backend, entry and mode, and the
  * sysroot if there is one; NULL says "?". */
 struct sbuf;
 void record_head(struct sbuf *b, int tid, const char *thread, const char *backend, const char *entry,
                  const char *mode);
+
+/* [handler-safe] A record key as every record writes it: 16 hex digits. */
+void record_key_text(struct sbuf *b, uint64_t key);
 
 /* [handler-safe] A record whose text the caller made (a stack-walk
  * mismatch of the oracle, a walk's write into live state; docs/crash-record.md), counted and limited like a fault

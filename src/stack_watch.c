@@ -61,9 +61,10 @@ static int is_code(uint64_t v)
     return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
 }
 
-static void note_first(struct stack_watch_hit *hit, long at, uint64_t v)
+/* The first store to record: a word at sp + at, or register reg - 1. */
+static void note_first(struct stack_watch_hit *hit, long at, int reg, uint64_t v)
 {
-    if (!hit->frame && !hit->context && !hit->regs) hit->first_at = at, hit->first_value = v;
+    if (!stack_watch_recorded(hit)) hit->first_at = at, hit->first_reg = reg, hit->first_value = v;
 }
 
 __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w, struct stack_watch_hit *hit)
@@ -80,12 +81,12 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
             if (!v) continue;
             long at = (long)(i * 8) - (long)(n_ctx * 8);
             if (i < n_ctx) {
-                note_first(hit, at, v);
+                note_first(hit, at, 0, v);
                 hit->context++;
             } else if (is_code(v)) {
                 hit->frame_code++;
             } else {
-                note_first(hit, at, v);
+                note_first(hit, at, 0, v);
                 hit->frame++;
             }
             if (put_back) s[i] = 0;
@@ -94,19 +95,19 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
     for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) {
         uint64_t *slot = arch_reg_slot(w->uc, r);
         if (*slot == w->regs[r]) continue;
-        if (!hit->frame && !hit->context && !hit->regs) hit->first_reg = r + 1, hit->first_value = *slot;
+        note_first(hit, 0, r + 1, *slot);
         hit->regs++;
         if (put_back) *slot = w->regs[r];
     }
     hit->put_back = put_back;
     w->lo = 0;
-    return hit->frame + hit->context + hit->regs;
+    return stack_watch_recorded(hit);
 }
 
 void stack_watch_record(const struct stack_watch_hit *hit, const struct guard_call *call,
                         const struct thread_info *self)
 {
-    if (!(hit->frame || hit->context || hit->regs)) return;
+    if (!stack_watch_recorded(hit)) return;
     const char *dir = guard_record_dir();
     if (!dir) {
         static const char msg[] = "asgf: a walk stored into the walked thread's live state; no record directory\n";

@@ -81,6 +81,13 @@ struct stack_watch_hit {
     uint64_t first_value;
 };
 
+/* [handler-safe] The stores of a hit that call for a record: all but code
+ * addresses into frame words (see above). */
+static inline int stack_watch_recorded(const struct stack_watch_hit *hit)
+{
+    return hit->frame + hit->context + hit->regs;
+}
+
 /* Not handler-safe: how many bytes above sp to watch (0: none, until this
  * is called; clipped to STACK_WATCH_MAX) and whether to put stores back. */
 void stack_watch_set(long bytes, int put_back);

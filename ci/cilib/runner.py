@@ -64,7 +64,6 @@ def short_budget(budget, min_attempt, reserve):
             'nothing would run' % (hms(budget), hms(min_attempt + reserve)))
 
 
-
 def usable_cpus():
     """The CPUs this campaign may use: its affinity mask (taskset, a CI runner's cgroup cpuset)
     when the system has one, as ci/job pins each job within it; else every CPU."""
@@ -72,6 +71,7 @@ def usable_cpus():
         return len(os.sched_getaffinity(0)) or 1
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
 
 class NothingToRun(Exception):
     """The campaign would run no job (budget below one attempt): exit 3."""
