@@ -21,6 +21,7 @@ struct map {
     uint32_t path; /* offset into pool; 0 = anonymous */
     uint32_t build_id; /* offset into pool of the loaded object's GNU build-id in hex; 0 = none known */
     uint8_t prot;  /* 1 r, 2 w, 4 x */
+    uint8_t named; /* the kernel names it: a file, or [vdso], [stack], [anon:...] */
 };
 
 struct snapshot {
@@ -44,6 +45,31 @@ static const struct snapshot *current(void)
     return i < 0 ? NULL : &snaps[i];
 }
 
+/* The code cache is one reservation: its committed segments (non-nmethods,
+ * profiled, non-profiled) are executable anonymous mappings with the
+ * reserved rest between them, adjacent and anonymous too. Its span is the
+ * executable part of a run of adjacent anonymous mappings, the largest
+ * such span of the process. A span bridging gaps instead took in the
+ * libraries mapped between the code cache and [vdso], libjvm among them,
+ * so a thread stopped in the VM looked as if stopped in Java code. */
+static void find_code_cache(struct snapshot *s)
+{
+    uintptr_t run_lo = 0, run_hi = 0, prev_hi = 0;
+    for (int i = 0; i <= s->n; i++) {
+        const struct map *m = i < s->n ? &s->m[i] : NULL;
+        int anon = m && !m->named;
+        if (!anon || m->lo != prev_hi) {
+            if (run_hi - run_lo > s->code_hi - s->code_lo) s->code_lo = run_lo, s->code_hi = run_hi;
+            run_lo = run_hi = 0;
+        }
+        prev_hi = anon ? m->hi : 0;
+        if (anon && (m->prot & 4)) {
+            if (!run_lo) run_lo = m->lo;
+            run_hi = m->hi;
+        }
+    }
+}
+
 static void classify(struct snapshot *s)
 {
     uintptr_t hint = atomic_load(&heap_hint);
@@ -51,29 +77,23 @@ static void classify(struct snapshot *s)
     s->code_lo = s->code_hi = s->jvm_lo = s->jvm_hi = s->heap_lo = s->heap_hi = 0;
     s->hole_lo = s->hole_hi = s->poll_lo = s->poll_hi = 0;
     long page = sysconf(_SC_PAGESIZE);
+    find_code_cache(s);
     for (int i = 0; i < s->n; i++) {
         struct map *m = &s->m[i];
         const char *path = s->pool + m->path;
         size_t len = m->hi - m->lo;
-        /* The code cache is one reservation whose committed segments
-         * (non-nmethods, profiled, non-profiled) show as separate anonymous
-         * executable mappings: take their span. */
-        if ((m->prot & 4) && !m->path) {
-            if (!s->code_lo) s->code_lo = m->lo, s->code_hi = m->hi;
-            else if (m->lo - s->code_hi < (512UL << 20)) s->code_hi = m->hi;
-        }
         if ((m->prot & 4) && m->path && strstr(path, "/libjvm.so") && !s->jvm_lo)
             s->jvm_lo = m->lo, s->jvm_hi = m->hi;
         if (hint && hint >= m->lo && hint < m->hi) s->heap_lo = m->lo, s->heap_hi = m->hi, biggest_rw = (size_t)-1;
-        if (!hint && m->prot == 3 && !m->path && len > biggest_rw) {
+        if (!hint && m->prot == 3 && !m->named && len > biggest_rw) {
             biggest_rw = len;
             s->heap_lo = m->lo, s->heap_hi = m->hi;
         }
         /* HotSpot reserves its safepoint poll as two anonymous pages, the
          * armed one inaccessible and the disarmed one read-only; no other
          * mapping of a JVM seen here has that shape (17 and 25). */
-        if (!s->poll_lo && !m->path && m->prot == 0 && len == (size_t)page && i + 1 < s->n &&
-            s->m[i + 1].lo == m->hi && !s->m[i + 1].path && s->m[i + 1].prot == 1 &&
+        if (!s->poll_lo && !m->named && m->prot == 0 && len == (size_t)page && i + 1 < s->n &&
+            s->m[i + 1].lo == m->hi && !s->m[i + 1].named && s->m[i + 1].prot == 1 &&
             s->m[i + 1].hi - s->m[i + 1].lo == (size_t)page)
             s->poll_lo = m->lo, s->poll_hi = m->hi;
         /* A hole of at least 1 GiB below the stacks: addresses no one maps. */
@@ -154,11 +174,12 @@ static int read_maps(struct snapshot *s, size_t *pool_used)
         int path_at = 0;
         if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %n", &lo, &hi, perms, &off, &path_at) < 4) continue;
         struct map *m = &s->m[s->n++];
-        m->lo = lo, m->hi = hi, m->file_off = off, m->path = 0, m->build_id = 0;
+        m->lo = lo, m->hi = hi, m->file_off = off, m->path = 0, m->build_id = 0, m->named = 0;
         m->prot = (uint8_t)((perms[0] == 'r') | (perms[1] == 'w') << 1 | (perms[2] == 'x') << 2);
         char *path = line + path_at;
         path[strcspn(path, "\n")] = 0;
         size_t plen = strlen(path);
+        m->named = plen > 0;
         if (path[0] == '/' && *pool_used + plen + 1 <= POOL_SIZE) {
             memcpy(s->pool + *pool_used, path, plen + 1);
             m->path = (uint32_t)*pool_used;

@@ -28,7 +28,7 @@ $(BUILD)/tests/libtwin_a.so $(BUILD)/tests/libtwin_b.so: $(BUILD)/tests/libtwin_
 	$(CC) $(TEST_CFLAGS) -shared -fPIC -Wl,--build-id -DTWIN=$(if $(filter a,$*),1,2) $< -o $@
 
 TEST_BINS := $(BUILD)/tests/fnv_test $(BUILD)/tests/glob_test $(BUILD)/tests/regions_race_test $(BUILD)/tests/libraries_list_test \
-	$(BUILD)/tests/libtwin_a.so $(BUILD)/tests/libtwin_b.so $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/stack_watch_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
+	$(BUILD)/tests/libtwin_a.so $(BUILD)/tests/libtwin_b.so $(BUILD)/tests/fake_proto_test $(BUILD)/tests/target_test $(BUILD)/tests/asgst_abi_print $(BUILD)/tests/case_test $(BUILD)/tests/casegen_test $(BUILD)/tests/guard_test $(BUILD)/tests/stack_watch_test $(BUILD)/tests/code_cache_test $(BUILD)/tests/mutate_guard_test $(BUILD)/tests/guard_bench $(BUILD)/tests/signal_floor
 
 
 # Live-JVM probe agent, fake ASGST providers and the Java side of the tests.
