@@ -30,11 +30,13 @@
  * walk's. (Close to it, not exactly: a pc in a native wrapper's last
  * instructions before the call is in the code cache with the thread already
  * in native, where a deoptimization could write the frame's original pc;
- * a window of a few instructions.) Putting it back to 0 would then be
- * safe: an anchor's pc of 0 means "not yet walkable", which HotSpot fills
- * again. But one run saw a word of such a thread go from 0 to a heap
- * address with no walk storing (docs/crash-record.md), so the premise is
- * not yet true and the watch is off by default. A thread stopped in native
+ * a window of a few instructions.) "In Java code" is a pc in the code
+ * cache's own span (regions.c); while that span took in libjvm, the watch
+ * armed for threads blocked in the VM and undid the VM thread's write of a
+ * collection's result into one of them (docs/crash-record.md). Putting a
+ * store back to 0 is safe: an anchor's pc of 0 means "not yet walkable",
+ * which HotSpot fills again. The watch stays off by default until campaigns
+ * have run with that fix. A thread stopped in native
  * or VM code, or walked from another thread (mode=thread, whose hold can
  * time out under the walk), is not watched.
  *
@@ -54,8 +56,7 @@
 #include <ucontext.h>
 #include "regions.h"
 
-/* Off unless asked for, agent and harnesses alike: one run saw a store no
- * walk made (above), and putting it back broke the thread. */
+/* Off unless asked for, agent and harnesses alike (above). */
 #define STACK_WATCH_DEFAULT 0
 #define STACK_WATCH_MAX 65536      /* the most bytes above sp a watch covers */
 #define STACK_WATCH_CTX_MAX 16384  /* the most bytes of signal context below sp it covers */
