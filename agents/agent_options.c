@@ -196,7 +196,7 @@ static const struct opt_def defs[] = {
     {"records_per_key", "crash records kept per fault key (pc, signal, top frames); later ones are counted (default 20)", set_records_per_key},
     {"watch", "bytes of the sampled thread's frames above sp (0.." RECORD_TEXT(STACK_WATCH_MAX) ") checked, with its signal context, after "
               "each mutated case of a thread stopped in Java code for a store the walk made there: put back while "
-              "protect=1, and recorded (a write record); 0 = off (default " RECORD_TEXT(STACK_WATCH_DEFAULT) ")",
+              "protect=1 if it has the shape of HotSpot's anchor fill, and recorded (a write record); 0 = off (default " RECORD_TEXT(STACK_WATCH_DEFAULT) ")",
      set_watch},
     {"test_plant", "TEST HOOK: agct walks write frames to this address, or to the safepoint poll page with 'poll' (plants a fault in libjvm)", set_test_plant},
     {NULL, NULL, NULL},

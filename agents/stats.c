@@ -29,7 +29,7 @@ struct stats {
     /* the walk's stores into the live thread (src/stack_watch.h): walks with
      * a recorded store, and the stores by place (a code address into a frame
      * word is what the VM's store into a real anchor writes: not recorded) */
-    _Atomic unsigned long long watch_walks, watch_frame, watch_frame_code, watch_context, watch_regs;
+    _Atomic unsigned long long watch_walks, watch_frame, watch_frame_code, watch_context, watch_regs, watch_left;
     _Atomic unsigned long long fw[EXEC_FW__COUNT]; /* samples per framework outcome (exec.h) */
     _Atomic unsigned long long substituted;        /* ran another entry than the case's (exec_entry_to_run) */
     long long start_ns;                         /* CLOCK_MONOTONIC when sampling began */
@@ -99,6 +99,7 @@ void stats_outcome(const struct exec_outcome *o)
         atomic_fetch_add(&stats.watch_frame_code, (unsigned long long)wh->frame_code);
         atomic_fetch_add(&stats.watch_context, (unsigned long long)wh->context);
         atomic_fetch_add(&stats.watch_regs, (unsigned long long)wh->regs);
+        atomic_fetch_add(&stats.watch_left, (unsigned long long)wh->left);
     }
     if (o->guard_rc == GUARD_NESTED || o->guard_rc == GUARD_FULL) {
         atomic_fetch_add(&stats.nested, 1);
@@ -186,9 +187,10 @@ void stats_summary(FILE *f, double t)
     if (stack_watch_bytes())
         fprintf(f, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored where no correct walk would "
                    "(frame words %llu, signal context words %llu, registers %llu); code addresses stored over 0 in "
-                   "frames %llu; %s\n",
+                   "frames %llu; words not in the anchor fill's shape %llu, left as found; %s\n",
                 stack_watch_bytes(), stats.watch_walks, stats.watch_frame, stats.watch_context, stats.watch_regs,
-                stats.watch_frame_code, stack_watch_puts_back() ? "all put back" : "none put back (protect=0)");
+                stats.watch_frame_code, stats.watch_left,
+                stack_watch_puts_back() ? "the rest put back" : "none put back (protect=0)");
     uintptr_t csr = vm_structs_call_stub_return();
     fprintf(f, "asgf: call stub return pc %#lx (gHotSpotVMStructs), inside a reported VM stub: %s\n",
             (unsigned long)csr, !csr ? "unknown" : jit_code_in_blob(csr) ? "yes" : "no");
@@ -228,7 +230,7 @@ int stats_write_json(const char *path, double t, const char *config_line)
     FIELD(queue_full); FIELD(queue_other); FIELD(target_timeouts); FIELD(suspend_walks); FIELD(suspend_errors);
     FIELD(suspend_frames); FIELD(list_walks); FIELD(queue_handled); FIELD(queue_frames); FIELD(threads_walked);
     FIELD(forged_walks); FIELD(forged_words); FIELD(forged_foreign);
-    FIELD(watch_walks); FIELD(watch_frame); FIELD(watch_frame_code); FIELD(watch_context); FIELD(watch_regs);
+    FIELD(watch_walks); FIELD(watch_frame); FIELD(watch_frame_code); FIELD(watch_context); FIELD(watch_regs); FIELD(watch_left);
     fprintf(f, "  \"watch_bytes\": %ld,\n", stack_watch_bytes());
     long started, ended, matched;
     jvm_threads_counts(&started, &ended, &matched);

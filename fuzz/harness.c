@@ -207,6 +207,7 @@ static struct {
     unsigned long long runs, rejected, not_run, faults, queue_mode, unsupported, substituted;
     unsigned long long images_built, images_foreign; /* stk cases: forged on a stack copy, or not */
     unsigned long long watch_walks;                  /* walks that stored into the live thread (src/stack_watch.h) */
+    unsigned long long watch_left;                   /* of their words, those not in the anchor fill's shape: left */
     unsigned long long outcome[FEEDBACK_CLASSES];
 } h;
 
@@ -579,6 +580,7 @@ enum harness_rc harness_run(const uint8_t *buf, size_t len, struct harness_resul
     h.images_built += r->out.image == STACK_IMAGE_BUILT;
     h.images_foreign += r->out.image == STACK_IMAGE_FOREIGN;
     h.watch_walks += stack_watch_recorded(&r->out.watch) > 0;
+    h.watch_left += (unsigned long long)r->out.watch.left;
     if (r->out.guard_rc > 0) {
         h.faults++;
         return HARNESS_FAULT;
@@ -653,8 +655,9 @@ void harness_stats(int fd)
     dprintf(fd, "asgf: stack images: built %llu, not built %llu (context not on the walked thread's own stack)\n",
             h.images_built, h.images_foreign);
     if (stack_watch_bytes())
-        dprintf(fd, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored into the walked thread (%s; write "
-                    "records)\n", stack_watch_bytes(), h.watch_walks, stack_watch_puts_back() ? "put back" : "left: protect=0");
+        dprintf(fd, "asgf: live-frame watch (%ld bytes above sp): %llu walks stored into the walked thread (%s; %llu "
+                    "words not in the anchor fill's shape left as found; write records)\n", stack_watch_bytes(),
+                h.watch_walks, stack_watch_puts_back() ? "put back" : "left: protect=0", h.watch_left);
     dprintf(fd, "asgf: queue: handler walks %llu, frames %llu\n", (unsigned long long)h.queue_walks,
             (unsigned long long)h.queue_frames);
     dprintf(fd, "asgf: outcomes:");

@@ -1,4 +1,5 @@
 /* /proc/self/maps snapshot and thread registry (see regions.h). */
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>
 #include <pthread.h>
@@ -341,16 +342,32 @@ static int add_tls_span(struct dl_phdr_info *info, size_t size, void *data)
     return 0;
 }
 
-/* Bytes below the thread pointer that glibc's per-thread data can take:
- * on x86_64 the static TLS blocks lie there, on aarch64 the thread
- * descriptor (static TLS is above it, at the block's top). Every loaded
- * object's TLS block is counted as if static, with 4 KiB for glibc's
- * surplus (objects opened later) and the descriptor. */
+/* Bytes below the thread pointer that glibc's per-thread data takes. On
+ * x86_64 that is the static TLS block, the loaded objects' blocks and the
+ * surplus kept for objects opened later: the loader's static TLS size less
+ * the thread descriptor, which lies above the pointer. Where the loader
+ * does not say (or on aarch64, where the descriptor lies below the pointer
+ * and static TLS above it), every loaded object's TLS block is counted with
+ * 4 KiB for the surplus and the descriptor: a guess that can be 2 KiB
+ * over, cutting a thread's oldest frames off the watch. An rseq area that
+ * glibc put below the pointer is kept out too (the kernel writes it). */
 static uintptr_t static_tls_span(void)
 {
     size_t span = 0;
-    dl_iterate_phdr(add_tls_span, &span);
-    return (uintptr_t)span + 4096;
+#if defined(__x86_64__)
+    void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+    const unsigned *descriptor = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+    size_t size = 0, align = 0;
+    if (info && descriptor) info(&size, &align);
+    if (descriptor && size > *descriptor) span = size - *descriptor;
+#endif
+    if (!span) {
+        dl_iterate_phdr(add_tls_span, &span);
+        span += 4096;
+    }
+    const ptrdiff_t *rseq_offset = dlsym(RTLD_DEFAULT, "__rseq_offset");
+    if (rseq_offset && *rseq_offset < 0 && (size_t)-*rseq_offset > span) span = (size_t)-*rseq_offset;
+    return (uintptr_t)span;
 }
 
 int threads_register_self(const char *name, void *jni_env)

@@ -61,6 +61,16 @@ static int is_code(uint64_t v)
     return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
 }
 
+/* [handler-safe] Whether the store of v into word i has the shape of the
+ * VM's anchor fill: the word before it (the anchor's sp) holds an address
+ * S, and v is the word at S - 8, which the fill copies. A store of any other
+ * shape was not made by that fill. */
+static int anchor_fill(const uint64_t *s, size_t i, uint64_t v)
+{
+    uint64_t below = 0;
+    return i > 0 && s[i - 1] > 8 && !sigsafe_read((uintptr_t)(s[i - 1] - 8), &below, sizeof below) && below == v;
+}
+
 /* The first store to record: a word at sp + at, or register reg - 1. */
 static void note_first(struct stack_watch_hit *hit, long at, int reg, uint64_t v)
 {
@@ -89,7 +99,10 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
                 note_first(hit, at, 0, v);
                 hit->frame++;
             }
-            if (put_back) s[i] = 0;
+            /* Only the fill's own stores are undone: a word written by
+             * anyone else stays as they wrote it. */
+            if (!anchor_fill(s, i, v)) hit->left++;
+            else if (put_back) s[i] = 0;
         }
     }
     for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) {
@@ -136,6 +149,8 @@ void stack_watch_record(const struct stack_watch_hit *hit, const struct guard_ca
     sb_dec(&b, hit->regs);
     sb_str(&b, "\nput_back: ");
     sb_str(&b, hit->put_back ? "yes" : "no");
+    sb_str(&b, "\nnot_anchor_fill: ");
+    sb_dec(&b, hit->left);
     sb_str(&b, "\nfirst_store: ");
     if (hit->first_reg) {
         sb_str(&b, arch_reg_name(hit->first_reg - 1));

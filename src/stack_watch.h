@@ -29,23 +29,25 @@
  * writes its frames or context meanwhile and every store found is the
  * walk's. (Close to it, not exactly: a pc in a native wrapper's last
  * instructions before the call is in the code cache with the thread already
- * in native, where a deoptimization could write the frame's original pc;
- * a window of a few instructions.) "In Java code" is a pc in the code
- * cache's own span (regions.c); while that span took in libjvm, the watch
- * armed for threads blocked in the VM and undid the VM thread's write of a
- * collection's result into one of them (docs/crash-record.md). Putting a
- * store back to 0 is safe: an anchor's pc of 0 means "not yet walkable",
- * which HotSpot fills again. The watch stays off by default until campaigns
- * have run with that fix. A thread stopped in native
- * or VM code, or walked from another thread (mode=thread, whose hold can
- * time out under the walk), is not watched.
+ * in native, where a safepoint operation could write its frames; a window
+ * of a few instructions.) "In Java code" means a pc in the code cache's own
+ * span (regions.c); a span that once took in libjvm let the watch arm for
+ * threads blocked in the VM, and it undid the VM thread's write of a GC
+ * operation's result into one of them (docs/crash-record.md).
+ * A thread stopped in native or VM code, or walked from another thread
+ * (mode=thread, whose hold can time out under the walk), is not watched.
  *
- * A store is put back while crash protection is on; with it off (a run for
- * the VM's own hs_err, crash-triage/repro --protect 0) stores are only
- * counted and recorded, so the VM fails as it would without us. A record is
- * written for a store that cannot be the VM's correct one into a real
- * anchor: a frame word that is not a code address (a real anchor's pc is a
- * return pc), any word of the signal context, any register.
+ * What is put back: only stores in the shape of the anchor fill (the word
+ * before the store holds an address S, and the value stored is the word at
+ * S - 8), and changed registers. Putting those back is safe: an anchor's
+ * pc of 0 means "not yet walkable", which HotSpot fills again. A store of
+ * another shape is counted, recorded and left as it is, whoever made it.
+ * Nothing is put back with crash protection off (a run for the VM's own
+ * hs_err, crash-triage/repro --protect 0), so the VM fails as it would
+ * without us. A record is written for a store that cannot be the VM's
+ * correct one into a real anchor: a frame word that is not a code address
+ * (a real anchor's pc is a return pc), any word of the signal context, any
+ * register.
  * Everything here is handler-safe.
  */
 #ifndef ASGF_STACK_WATCH_H
@@ -56,8 +58,8 @@
 #include <ucontext.h>
 #include "regions.h"
 
-/* Off unless asked for, agent and harnesses alike (above). */
-#define STACK_WATCH_DEFAULT 0
+/* Agent and harnesses alike: 32 KiB holds the stores seen (up to sp+9928). */
+#define STACK_WATCH_DEFAULT 32768
 #define STACK_WATCH_MAX 65536      /* the most bytes above sp a watch covers */
 #define STACK_WATCH_CTX_MAX 16384  /* the most bytes of signal context below sp it covers */
 #define STACK_WATCH_REGS 40        /* at least arch_reg_count() */
@@ -76,7 +78,8 @@ struct stack_watch_hit {
     int frame_code;    /* frame words stored into with a code address */
     int context;       /* words of the signal context stored into */
     int regs;          /* registers of the live context changed (from a non-zero value) */
-    int put_back;      /* 1: all of them were put back (protection on) */
+    int left;          /* words among them not in the anchor fill's shape: left as they are */
+    int put_back;      /* 1: the anchor fill's stores and the registers were put back (protection on) */
     int first_reg;     /* the first store recorded was into this register + 1; 0: into memory */
     long first_at;     /* the first store recorded into memory: its distance from sp in bytes */
     uint64_t first_value;

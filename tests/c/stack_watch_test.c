@@ -34,13 +34,22 @@ static void fresh(struct thread_info *t, ucontext_t **uc, size_t sp_word)
     *arch_reg_slot(*uc, ARCH_REG_PC) = code + 16;
 }
 
+/* Makes a later store of v at word `at` look like the VM's anchor fill: the
+ * word before it points 8 bytes past a word holding v (word `src`). Done
+ * before arming, so these words are not stores themselves. */
+static void plant(long at, long src, uint64_t v)
+{
+    stack[at - 1] = (uint64_t)(uintptr_t)&stack[src + 1];
+    stack[src] = v;
+}
+
 int main(int argc, char **argv)
 {
     struct thread_info *t;
     ucontext_t *uc;
     struct stack_watch w;
     struct stack_watch_hit hit;
-    const size_t sp = 512; /* fresh() leaves words 3k non-zero: sp + 1 is one; sp - 1, + 8, 11, 20, 32, 123, 125, 600 are 0 */
+    const long sp = 512; /* fresh() leaves words 3k non-zero: sp + 1 is one; sp - 1, + 8, 11, 20, 32, 123, 125, 600 are 0 */
 
     void *page = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     code = (uintptr_t)page;
@@ -57,17 +66,23 @@ int main(int argc, char **argv)
     CHECK(stack_watch_check(&w, &hit) == 0 && !hit.frame, "an unarmed watch reports nothing");
 
     stack_watch_set(4096, 1); /* 512 words above sp */
+    plant(sp + 8, sp + 299, 0x5eed00000000a7ULL);
+    plant(sp + 11, sp + 302, code + 64);
     CHECK(stack_watch_arm(&w, uc, t), "4096 bytes: armed on this thread's context, stopped in Java code");
-    stack[sp + 8] = 0x5eed00000000a7ULL;   /* a zero frame word stored into: recorded, put back */
-    stack[sp + 11] = code + 64;             /* a code address over 0: put back, not recorded */
+    stack[sp + 8] = 0x5eed00000000a7ULL;   /* a zero frame word filled as an anchor's pc: recorded, put back */
+    stack[sp + 11] = code + 64;             /* a code address filled over 0: put back, not recorded */
+    stack[sp + 20] = 0xbad;                 /* a zero word stored into otherwise: recorded, left */
     stack[sp + 1] = 0x2222;                 /* a word that was not 0 changed: left */
     stack[sp + 600] = 0x3333;               /* a zero word beyond the 512 watched: not seen */
     *arch_reg_slot(uc, ARCH_REG_FP) += 64;  /* a register of the live context */
     int n = stack_watch_check(&w, &hit);
-    CHECK(n == 2 && hit.frame == 1 && hit.frame_code == 1 && hit.regs == 1 && hit.context == 0 && hit.put_back,
-          "stores found: a frame word, a code address, a register (%d to record: frame %d, code %d, registers %d)", n,
-          hit.frame, hit.frame_code, hit.regs);
-    CHECK(stack[sp + 8] == 0 && stack[sp + 11] == 0, "both frame words are put back to 0");
+    CHECK(n == 3 && hit.frame == 2 && hit.frame_code == 1 && hit.regs == 1 && hit.context == 0 && hit.left == 1 &&
+              hit.put_back,
+          "stores found: two frame words, one not in the anchor fill's shape, a code address, a register (%d to "
+          "record: frame %d, code %d, registers %d; %d of another shape)",
+          n, hit.frame, hit.frame_code, hit.regs, hit.left);
+    CHECK(stack[sp + 8] == 0 && stack[sp + 11] == 0, "both anchor-shaped frame words are put back to 0");
+    CHECK(stack[sp + 20] == 0xbad, "the store of another shape is left as it is (someone else's, or not the fill)");
     CHECK(hit.first_at == 64 && hit.first_value == 0x5eed00000000a7ULL && !hit.first_reg,
           "the hit names the first recorded store: sp+%ld, value %#llx", hit.first_at, (unsigned long long)hit.first_value);
     CHECK(*arch_reg_slot(uc, ARCH_REG_FP) == (uint64_t)(uintptr_t)&stack[sp + 8], "the register is put back");
@@ -76,16 +91,20 @@ int main(int argc, char **argv)
     CHECK(stack_watch_check(&w, &hit) == 0, "a check disarms: a second one reports nothing");
 
     fresh(t, &uc, sp);
+    plant(sp - 1, sp + 303, 0x77);
     CHECK(stack_watch_arm(&w, uc, t), "armed again");
-    uc->uc_sigmask.__val[0] = 0x4000;       /* a word of the signal context below sp */
-    stack[sp - 1] = 0x77;                   /* the red zone / signal frame, also below sp */
+    uc->uc_sigmask.__val[0] = 0x4000;       /* a word of the signal context below sp, not the fill's shape */
+    stack[sp - 1] = 0x77;                   /* the red zone / signal frame, also below sp: the fill's shape */
     n = stack_watch_check(&w, &hit);
-    CHECK(n == 2 && hit.context == 2 && hit.first_at < 0 && uc->uc_sigmask.__val[0] == 0 && stack[sp - 1] == 0,
-          "stores below sp, into the signal context, are found and put back (%d, first at sp%ld)", hit.context,
-          hit.first_at);
+    CHECK(n == 2 && hit.context == 2 && hit.left == 1 && hit.first_at < 0 && uc->uc_sigmask.__val[0] == 0x4000 &&
+              stack[sp - 1] == 0,
+          "stores below sp, into the signal context, are found; the anchor-shaped one is put back (%d, first at "
+          "sp%ld, %d left)",
+          hit.context, hit.first_at, hit.left);
 
     fresh(t, &uc, sp);
     stack_watch_set(992, 1); /* 124 words above sp: the last 64-word group is partial */
+    plant(sp + 123, sp + 305, 9);
     CHECK(stack_watch_arm(&w, uc, t), "armed with a window of 124 words");
     stack[sp + 123] = 9, stack[sp + 125] = 9;
     CHECK(stack_watch_check(&w, &hit) == 1 && stack[sp + 123] == 0 && stack[sp + 125] == 9,
@@ -101,6 +120,7 @@ int main(int argc, char **argv)
 
     fresh(t, &uc, sp);
     t->frames_hi = (uintptr_t)&stack[sp + 16]; /* the thread's TLS starts 16 words above sp */
+    plant(sp + 11, sp + 308, 7);
     CHECK(stack_watch_arm(&w, uc, t), "armed on a thread whose frames end 16 words above sp");
     stack[sp + 11] = 7, stack[sp + 20] = 7;
     CHECK(stack_watch_check(&w, &hit) == 1 && stack[sp + 11] == 0 && stack[sp + 20] == 7,
