@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include "jvm_regions.h"
 #include "regions.h"
+#include "vm_structs.h"
 
 void jvm_regions_refresh(JNIEnv *env)
 {
@@ -15,5 +16,7 @@ void jvm_regions_refresh(JNIEnv *env)
     if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env);
     if (o) (*env)->DeleteLocalRef(env, o);
     if (k) (*env)->DeleteLocalRef(env, k);
+    uintptr_t stub = vm_structs_call_stub_return();
+    if (stub) regions_set_code_hint(stub);
     regions_refresh();
 }

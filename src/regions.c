@@ -37,7 +37,7 @@ struct snapshot {
 static struct snapshot snaps[2];
 static _Atomic int active = -1;
 static pthread_mutex_t refresh_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uintptr_t heap_hint;
+static _Atomic uintptr_t heap_hint, code_hint;
 
 /* [handler-safe] */
 static const struct snapshot *current(void)
@@ -49,18 +49,22 @@ static const struct snapshot *current(void)
 /* The code cache is one reservation: its committed segments (non-nmethods,
  * profiled, non-profiled) are executable anonymous mappings with the
  * reserved rest between them, adjacent and anonymous too. Its span is the
- * executable part of a run of adjacent anonymous mappings, the largest
- * such span of the process. A span bridging gaps instead took in the
- * libraries mapped between the code cache and [vdso], libjvm among them,
- * so a thread stopped in the VM looked as if stopped in Java code. */
+ * executable part of a run of adjacent anonymous mappings: the one holding
+ * a known code address (regions_set_code_hint), else the largest such span
+ * of the process. A span bridging gaps instead took in the libraries mapped
+ * between the code cache and [vdso], libjvm among them, so a thread stopped
+ * in the VM looked as if stopped in Java code. */
 static void find_code_cache(struct snapshot *s)
 {
-    uintptr_t run_lo = 0, run_hi = 0, prev_hi = 0;
+    uintptr_t run_lo = 0, run_hi = 0, prev_hi = 0, hint = atomic_load(&code_hint);
+    int hinted = 0;
     for (int i = 0; i <= s->n; i++) {
         const struct map *m = i < s->n ? &s->m[i] : NULL;
         int anon = m && !m->named;
         if (!anon || m->lo != prev_hi) {
-            if (run_hi - run_lo > s->code_hi - s->code_lo) s->code_lo = run_lo, s->code_hi = run_hi;
+            int has_hint = hint && hint >= run_lo && hint < run_hi;
+            if (!hinted && (has_hint || run_hi - run_lo > s->code_hi - s->code_lo))
+                s->code_lo = run_lo, s->code_hi = run_hi, hinted = has_hint;
             run_lo = run_hi = 0;
         }
         prev_hi = anon ? m->hi : 0;
@@ -83,8 +87,12 @@ static void classify(struct snapshot *s)
         struct map *m = &s->m[i];
         const char *path = s->pool + m->path;
         size_t len = m->hi - m->lo;
-        if ((m->prot & 4) && m->path && strstr(path, "/libjvm.so") && !s->jvm_lo)
-            s->jvm_lo = m->lo, s->jvm_hi = m->hi;
+        /* All of libjvm's executable mappings: walker coverage's
+         * breakpoints split its text into several. */
+        if ((m->prot & 4) && m->path && strstr(path, "/libjvm.so")) {
+            if (!s->jvm_lo) s->jvm_lo = m->lo;
+            s->jvm_hi = m->hi;
+        }
         if (hint && hint >= m->lo && hint < m->hi) s->heap_lo = m->lo, s->heap_hi = m->hi, biggest_rw = (size_t)-1;
         if (!hint && m->prot == 3 && !m->named && len > biggest_rw) {
             biggest_rw = len;
@@ -180,7 +188,10 @@ static int read_maps(struct snapshot *s, size_t *pool_used)
         char *path = line + path_at;
         path[strcspn(path, "\n")] = 0;
         size_t plen = strlen(path);
-        m->named = plen > 0;
+        /* Large pages and shared memory are named but anonymous memory:
+         * a code cache or heap on them is still one. */
+        m->named = plen > 0 && strncmp(path, "/anon_hugepage", 14) && strncmp(path, "/SYSV", 5) &&
+                   strncmp(path, "/memfd:", 7) && strncmp(path, "[anon:", 6);
         if (path[0] == '/' && *pool_used + plen + 1 <= POOL_SIZE) {
             memcpy(s->pool + *pool_used, path, plen + 1);
             m->path = (uint32_t)*pool_used;
@@ -229,6 +240,8 @@ int regions_refresh(void)
 }
 
 void regions_set_heap_hint(uintptr_t addr) { atomic_store(&heap_hint, addr); }
+
+void regions_set_code_hint(uintptr_t addr) { atomic_store(&code_hint, addr); }
 
 /* [handler-safe] */
 static const struct map *find(const struct snapshot *s, uintptr_t addr)
@@ -355,11 +368,17 @@ static uintptr_t static_tls_span(void)
 {
     size_t span = 0;
 #if defined(__x86_64__)
-    void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
-    const unsigned *descriptor = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
-    size_t size = 0, align = 0;
-    if (info && descriptor) info(&size, &align);
-    if (descriptor && size > *descriptor) span = size - *descriptor;
+    static _Atomic size_t loader_says; /* the same for every thread once the loader has said */
+    span = atomic_load(&loader_says);
+    void (*info)(size_t *, size_t *) = span ? NULL : (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+    const unsigned *descriptor = info ? dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread") : NULL;
+    size_t size = 0, align = 1;
+    if (descriptor) info(&size, &align);
+    /* glibc puts the thread pointer at the block's top less the size
+     * rounded up to the alignment, then the descriptor above it. */
+    if (align & (align - 1) || !align) align = 1;
+    size = (size + align - 1) & ~(align - 1);
+    if (descriptor && size > *descriptor) atomic_store(&loader_says, span = size - *descriptor);
 #endif
     if (!span) {
         dl_iterate_phdr(add_tls_span, &span);

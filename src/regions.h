@@ -19,6 +19,10 @@ int regions_refresh(void);
  * handle); the mapping holding it becomes REGION_JAVA_HEAP. */
 void regions_set_heap_hint(uintptr_t addr);
 
+/* An address known to lie in the JIT code cache (e.g. a stub's pc): the run
+ * of mappings holding it becomes REGION_CODE_CACHE at the next refresh. */
+void regions_set_code_hint(uintptr_t addr);
+
 /* [handler-safe] Path of the file mapping holding addr and addr's offset in
  * that file; NULL if none. */
 const char *regions_module_of(uintptr_t addr, uintptr_t *offset);

@@ -56,6 +56,7 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
     return 1;
 }
 
+/* [handler-safe] */
 static int is_code(uint64_t v)
 {
     return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
@@ -71,7 +72,7 @@ static int anchor_fill(const uint64_t *s, size_t i, uint64_t v)
     return i > 0 && s[i - 1] > 8 && !sigsafe_read((uintptr_t)(s[i - 1] - 8), &below, sizeof below) && below == v;
 }
 
-/* The first store to record: a word at sp + at, or register reg - 1. */
+/* [handler-safe] The first store to record: a word at sp + at, or register reg - 1. */
 static void note_first(struct stack_watch_hit *hit, long at, int reg, uint64_t v)
 {
     if (!stack_watch_recorded(hit)) hit->first_at = at, hit->first_reg = reg, hit->first_value = v;
@@ -99,9 +100,11 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
                 note_first(hit, at, 0, v);
                 hit->frame++;
             }
-            /* Only the fill's own stores are undone: a word written by
-             * anyone else stays as they wrote it. */
-            if (!anchor_fill(s, i, v)) hit->left++;
+            /* The signal frame is this handler's own: nobody but the walk
+             * writes it meanwhile, and the kernel restores it at return.
+             * In the frames only the fill's own stores are undone: a word
+             * written by anyone else stays as they wrote it. */
+            if (i >= n_ctx && !anchor_fill(s, i, v)) hit->left++;
             else if (put_back) s[i] = 0;
         }
     }

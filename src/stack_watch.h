@@ -37,10 +37,12 @@
  * A thread stopped in native or VM code, or walked from another thread
  * (mode=thread, whose hold can time out under the walk), is not watched.
  *
- * What is put back: only stores in the shape of the anchor fill (the word
- * before the store holds an address S, and the value stored is the word at
- * S - 8), and changed registers. Putting those back is safe: an anchor's
- * pc of 0 means "not yet walkable", which HotSpot fills again. A store of
+ * What is put back: every store into the signal context (this handler's
+ * own frame, which only the walk can have written), changed registers,
+ * and of the stores into the frames those in the shape of the anchor fill
+ * (the word before the store holds an address S, and the value stored is
+ * the word at S - 8). Putting a fill back is safe: an anchor's pc of 0
+ * means "not yet walkable", which HotSpot fills again. A frame store of
  * another shape is counted, recorded and left as it is, whoever made it.
  * Nothing is put back with crash protection off (a run for the VM's own
  * hs_err, crash-triage/repro --protect 0), so the VM fails as it would
@@ -78,7 +80,7 @@ struct stack_watch_hit {
     int frame_code;    /* frame words stored into with a code address */
     int context;       /* words of the signal context stored into */
     int regs;          /* registers of the live context changed (from a non-zero value) */
-    int left;          /* words among them not in the anchor fill's shape: left as they are */
+    int left;          /* frame words among them not in the anchor fill's shape: left as they are */
     int put_back;      /* 1: the anchor fill's stores and the registers were put back (protection on) */
     int first_reg;     /* the first store recorded was into this register + 1; 0: into memory */
     long first_at;     /* the first store recorded into memory: its distance from sp in bytes */

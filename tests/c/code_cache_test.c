@@ -22,12 +22,16 @@
 
 int main(void)
 {
-    /* A lone executable page first, mapped before the reservation. */
-    uint8_t *lone = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    uint8_t *res = mmap(NULL, 64 * MIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    CHECK(lone != MAP_FAILED && res != MAP_FAILED, "mapped a lone page and a 64 MiB reservation");
-    if (lone == MAP_FAILED || res == MAP_FAILED) return TAP_DONE();
+    /* A lone executable page first, with a hole on each side so that the
+     * reservation mapped next cannot adjoin it. */
     int rwx = PROT_READ | PROT_WRITE | PROT_EXEC;
+    uint8_t *three = mmap(NULL, 3 * 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    uint8_t *lone = three == MAP_FAILED ? MAP_FAILED : three + 4096;
+    int isolated = lone != MAP_FAILED && !mprotect(lone, 4096, rwx) && !munmap(three, 4096) &&
+                   !munmap(lone + 4096, 4096);
+    uint8_t *res = mmap(NULL, 64 * MIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    CHECK(isolated && res != MAP_FAILED, "mapped a lone page between two holes and a 64 MiB reservation");
+    if (!isolated || res == MAP_FAILED) return TAP_DONE();
     /* Three committed segments, as non-nmethods, profiled, non-profiled. */
     int ok = !mprotect(res, 2 * MIB, rwx) && !mprotect(res + 20 * MIB, 2 * MIB, rwx) &&
              !mprotect(res + 40 * MIB, MIB, rwx);
@@ -47,5 +51,12 @@ int main(void)
     uintptr_t vdso = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
     if (vdso) CHECK(!regions_in_code_cache(vdso), "[vdso] at %#lx is not", (unsigned long)vdso);
     else SKIP("no [vdso] in the auxiliary vector");
+
+    /* A known code address picks its run over a larger one. */
+    regions_set_code_hint((uintptr_t)lone + 16);
+    regions_refresh();
+    CHECK(regions_bounds(REGION_CODE_CACHE, &lo, &hi) && lo == (uintptr_t)lone && hi == (uintptr_t)lone + 4096,
+          "with a code address in the lone page as hint, the lone page is the code cache: [%#lx, %#lx)",
+          (unsigned long)lo, (unsigned long)hi);
     return TAP_DONE();
 }

@@ -14,7 +14,11 @@
  */
 #include <stdint.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
 #include <sys/uio.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -42,7 +46,7 @@ static uint64_t word_below(uint64_t addr)
 /* The executable mappings, read once at the first walk with read(2) (handler-safe):
  * a code address filled in is counted by the watch but not recorded. */
 static uint64_t exec_lo[256], exec_hi[256];
-static int n_exec = -1;
+static _Atomic int n_exec = -1;
 
 static uint64_t hex_at(const char **p)
 {
@@ -62,15 +66,34 @@ static void read_exec_maps(void)
     for (ssize_t r; fd >= 0 && len < sizeof buf - 1 && (r = read(fd, buf + len, sizeof buf - 1 - len)) > 0;) len += (size_t)r;
     if (fd >= 0) close(fd);
     buf[len] = 0;
-    n_exec = 0;
-    for (const char *p = buf; *p && n_exec < 256;) {
+    int n = 0;
+    for (const char *p = buf; *p && n < 256;) {
         uint64_t lo = hex_at(&p);
-        p++;
+        if (*p++ != '-') break;
         uint64_t hi = hex_at(&p);
-        if (p[1] && p[2] && p[3] == 'x') exec_lo[n_exec] = lo, exec_hi[n_exec++] = hi;
+        if (p[0] == ' ' && p[1] && p[2] && p[3] == 'x') exec_lo[n] = lo, exec_hi[n++] = hi;
         while (*p && *p != '\n') p++;
         if (*p) p++;
     }
+    n_exec = n;
+}
+
+/* Where the watch's view of this thread's frames ends: below glibc's
+ * static TLS, as src/regions.c computes it on x86_64 (a store above it
+ * would land in TLS, unwatched); elsewhere 8 KiB below the thread pointer. */
+static uintptr_t frames_top(void)
+{
+    uintptr_t tp = (uintptr_t)pthread_self(), below = 8192;
+#if defined(__x86_64__)
+    void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+    const unsigned *descriptor = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
+    size_t size = 0, align = 1;
+    if (info && descriptor) info(&size, &align);
+    if (!align || align & (align - 1)) align = 1;
+    size = (size + align - 1) & ~(align - 1);
+    if (descriptor && size > *descriptor) below = size - *descriptor;
+#endif
+    return tp - below;
 }
 
 static int is_exec(uint64_t v)
@@ -93,7 +116,8 @@ EXPORT int ASGST_RunWithIterator(void *ucontext, int32_t options, ASGST_Iterator
     if (pc == STANDIN_ENTRY_PC && sp && !(sp & 7)) {
         if (n_exec < 0) read_exec_maps();
         volatile uint64_t *w = (volatile uint64_t *)(sp + 256);
-        for (int i = 1; i < 1024; i++) {
+        uintptr_t top = frames_top();
+        for (int i = 1; i < 1024 && (uintptr_t)&w[i + 1] <= top; i++) {
             uint64_t v = w[i] ? 0 : word_below(w[i - 1]);
             if (v && !is_exec(v)) {
                 w[i] = v;
