@@ -22,7 +22,7 @@ struct map {
     uint32_t path; /* offset into pool; 0 = anonymous */
     uint32_t build_id; /* offset into pool of the loaded object's GNU build-id in hex; 0 = none known */
     uint8_t prot;  /* 1 r, 2 w, 4 x */
-    uint8_t named; /* the kernel names it: a file, or [vdso], [stack], [anon:...] */
+    uint8_t named; /* a file or [vdso], [stack]; large pages, shared memory, [anon:...] are not */
 };
 
 struct snapshot {

@@ -81,7 +81,7 @@ struct stack_watch_hit {
     int context;       /* words of the signal context stored into */
     int regs;          /* registers of the live context changed (from a non-zero value) */
     int left;          /* frame words among them not in the anchor fill's shape: left as they are */
-    int put_back;      /* 1: the anchor fill's stores and the registers were put back (protection on) */
+    int put_back;      /* 1: protection on: context stores, registers and frame fills were put back */
     int first_reg;     /* the first store recorded was into this register + 1; 0: into memory */
     long first_at;     /* the first store recorded into memory: its distance from sp in bytes */
     uint64_t first_value;
