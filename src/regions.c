@@ -298,6 +298,8 @@ int regions_in_code_cache(uintptr_t addr)
     return regions_bounds(REGION_CODE_CACHE, &lo, &hi) && addr >= lo && addr < hi;
 }
 
+int regions_in_vm_code(uintptr_t addr) { return regions_in_libjvm(addr) || regions_in_code_cache(addr); }
+
 int regions_poll_page(uintptr_t *lo, uintptr_t *hi)
 {
     const struct snapshot *s = current();

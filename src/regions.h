@@ -45,6 +45,9 @@ int regions_in_libjvm(uintptr_t addr);
  * interpreter, stubs): a pc there is Java code's, compiled, interpreted or a
  * stub, where AGCT trusts the context it is given. */
 int regions_in_code_cache(uintptr_t addr);
+/* [handler-safe] Whether addr is the VM's code, libjvm's or the code
+ * cache's: what a return pc on a Java thread's stack points into. */
+int regions_in_vm_code(uintptr_t addr);
 
 /* [handler-safe] The JVM's armed safepoint poll page, found by its shape in
  * the snapshot (README, "Crash protection"): 1 and its bounds, or 0 if none. */

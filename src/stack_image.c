@@ -4,11 +4,6 @@
 #include "mutate.h"
 #include "stack_image.h"
 
-static int is_code(uint64_t v)
-{
-    return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
-}
-
 /* Word index of an anchor in the copy, or -1 when the anchor is not in it:
  * fp outside the copy, a saved-fp link that leaves it or does not go up, or
  * fewer code addresses in the copy than the ret anchor counts. */
@@ -19,7 +14,7 @@ static long anchor_index(const struct stack_image *img, int anchor, uintptr_t fp
     if (anchor >= STK_RET1) {
         int want = anchor - STK_RET1 + 1;
         for (size_t i = 0; i < img->len / 8; i++)
-            if (is_code(img->words[i]) && --want == 0) return (long)i;
+            if (regions_in_vm_code((uintptr_t)img->words[i]) && --want == 0) return (long)i;
         return -1;
     }
     uintptr_t at = fp_img;

@@ -56,12 +56,6 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
     return 1;
 }
 
-/* [handler-safe] */
-static int is_code(uint64_t v)
-{
-    return regions_in_libjvm((uintptr_t)v) || regions_in_code_cache((uintptr_t)v);
-}
-
 /* [handler-safe] Whether the store of v into word i has the shape of the
  * VM's anchor fill: the word before it (the anchor's sp) holds an address
  * S, and v is the word at S - 8, which the fill copies. A store of any other
@@ -94,7 +88,7 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
             if (i < n_ctx) {
                 note_first(hit, at, 0, v);
                 hit->context++;
-            } else if (is_code(v)) {
+            } else if (regions_in_vm_code((uintptr_t)v)) {
                 hit->frame_code++;
             } else {
                 note_first(hit, at, 0, v);
