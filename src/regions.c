@@ -358,29 +358,27 @@ static int add_tls_span(struct dl_phdr_info *info, size_t size, void *data)
 }
 
 /* Bytes below the thread pointer that glibc's per-thread data takes. On
- * x86_64 that is the static TLS block, the loaded objects' blocks and the
- * surplus kept for objects opened later: the loader's static TLS size less
- * the thread descriptor, which lies above the pointer. Where the loader
- * does not say (or on aarch64, where the descriptor lies below the pointer
- * and static TLS above it), every loaded object's TLS block is counted with
- * 4 KiB for the surplus and the descriptor: a guess that can be 2 KiB
- * over, cutting a thread's oldest frames off the watch. An rseq area that
- * glibc put below the pointer is kept out too (the kernel writes it). */
+ * x86_64 glibc says it: its static TLS size (the loaded objects' blocks and
+ * the surplus kept for objects opened later), rounded to the block's
+ * alignment as glibc lays it out, less the thread descriptor, which lies
+ * above the pointer. Where it does not (or on aarch64, where the descriptor
+ * lies below the pointer and static TLS above it), every loaded object's
+ * TLS block is counted with 4 KiB for the surplus and the descriptor: a
+ * guess that can be 2 KiB over, cutting a thread's oldest frames off the
+ * watch, and redone per registration as objects opened later add TLS. An
+ * rseq area that glibc put below the pointer is kept out too (the kernel
+ * writes it). Asked at each thread's registration, not on a hot path. */
 static uintptr_t static_tls_span(void)
 {
     size_t span = 0;
 #if defined(__x86_64__)
-    static _Atomic size_t loader_says; /* the same for every thread once the loader has said */
-    span = atomic_load(&loader_says);
-    void (*info)(size_t *, size_t *) = span ? NULL : (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
-    const unsigned *descriptor = info ? dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread") : NULL;
+    void (*info)(size_t *, size_t *) = (void (*)(size_t *, size_t *))dlsym(RTLD_DEFAULT, "_dl_get_tls_static_info");
+    const unsigned *descriptor = dlsym(RTLD_DEFAULT, "_thread_db_sizeof_pthread");
     size_t size = 0, align = 1;
-    if (descriptor) info(&size, &align);
-    /* glibc puts the thread pointer at the block's top less the size
-     * rounded up to the alignment, then the descriptor above it. */
-    if (align & (align - 1) || !align) align = 1;
+    if (info && descriptor) info(&size, &align);
+    if (!align || align & (align - 1)) align = 1;
     size = (size + align - 1) & ~(align - 1);
-    if (descriptor && size > *descriptor) atomic_store(&loader_says, span = size - *descriptor);
+    if (descriptor && size > *descriptor) span = size - *descriptor;
 #endif
     if (!span) {
         dl_iterate_phdr(add_tls_span, &span);
