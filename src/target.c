@@ -77,6 +77,7 @@ static ALONE(_Atomic int) holding;
 static pthread_mutex_t one_at_a_time = PTHREAD_MUTEX_INITIALIZER;
 static int signo_used;
 static int batch_max = 1;
+static int (*in_java_code)(uintptr_t pc) = regions_in_code_cache; /* target_set_java_code */
 static long long batch_hold_ns, shared_hold_ns;
 static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_signals, n_java; /* the caller's */
 static _Atomic unsigned long long n_held_too_long, n_late;                          /* either side's, rare */
@@ -362,7 +363,7 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
      * cases forge one copy of the frozen stack (exec.h). */
     struct stack_image img;
     stack_image_init(&img);
-    int from_java = regions_in_code_cache((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
+    int from_java = in_java_code((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
     /* Our context is published only once the request is ours: a handler
      * that lost the claim must not overwrite another one's. */
     if (!thread_mode) {
@@ -372,7 +373,7 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
         }
         req.uc = uc, req.self = self, req.from_java = from_java;
         exec_case_imaged(req.cx, req.prog, uc, self, req.out, &img);
-        if (!leave_at) {
+        if (!leave_at || !from_java) { /* no batch outside Java code: see target.h */
             if (cas(running, word(gen, DONE))) wake_caller();
             return;
         }
@@ -474,6 +475,8 @@ void target_set_batch(int max_inputs, long long hold_ns)
     batch_max = max_inputs < 1 ? 1 : max_inputs;
     batch_hold_ns = hold_ns < 0 ? 0 : hold_ns;
 }
+
+void target_set_java_code(int (*fn)(uintptr_t pc)) { in_java_code = fn ? fn : regions_in_code_cache; }
 
 /* Caller, with the target held: walks its published context (BUSY keeps
  * the target from leaving meanwhile). Then the target is released unless
@@ -581,8 +584,9 @@ static int run_signalled(int tid, int mode, const struct exec_ctx *cx, const str
             rc = TARGET_RAN;
         } else if (w == word(gen, HELD)) {
             rc = TARGET_RAN;
-            if (mode == MODE_THREAD && !walk_held(gen, cx, p, out, batching)) rc = TARGET_TIMEOUT;
-            if (batching && rc == TARGET_RAN) {
+            int open = batching && req.from_java; /* as the handler decides in signal mode */
+            if (mode == MODE_THREAD && !walk_held(gen, cx, p, out, open)) rc = TARGET_TIMEOUT;
+            if (open && rc == TARGET_RAN) {
                 batch.tid = tid, batch.gen = gen, batch.count = 1;
                 /* Stop posting a little before the target would leave by itself. */
                 batch.until = sigsafe_now_ns() + hold - hold / 8;

@@ -86,6 +86,12 @@ static void *target_main(void *arg)
     return NULL;
 }
 
+/* This process has no JVM and so no code cache: for the batch rule
+ * (src/target.h) the target's own code is taken for Java code, except
+ * where a check says otherwise. */
+static int anywhere(uintptr_t pc) { return (void)pc, 1; }
+static int nowhere(uintptr_t pc) { return (void)pc, 0; }
+
 static unsigned long long signals(void)
 {
     struct target_counters c;
@@ -243,6 +249,7 @@ int main(int argc, char **argv)
     if (guard_install(dir, &why)) return 1;
     threads_register_self("caller", NULL);
     if (target_install(SIGPROF, 50000)) return 1;
+    target_set_java_code(anywhere);
     pthread_t t;
     pthread_create(&t, NULL, target_main, &first);
     while (!atomic_load(&target_tid)) sleep_ms(1);
@@ -304,6 +311,17 @@ int main(int argc, char **argv)
     CHECK(ran == 16 && n_seen == 16 && where_right && held_per_batch(8, &moved),
           "signal and thread mode by turns share a batch: each ran once where its mode says, one counter value a batch");
     CHECK(signals() - s0 == 2, "16 mixed cases took 2 signals (%llu)", signals() - s0);
+
+    target_release();
+    target_set_java_code(nowhere);
+    struct target_counters c0, c1;
+    target_counters(&c0);
+    ran = run(16, MIXED, 0, &faults);
+    target_counters(&c1);
+    CHECK(ran == 16 && n_seen == 16 && c1.signals - c0.signals == 16 && c1.from_java == c0.from_java,
+          "a context outside Java code opens no batch: 16 mixed cases took %llu signals, %llu from Java code (%d ran)",
+          c1.signals - c0.signals, c1.from_java - c0.from_java, ran);
+    target_set_java_code(anywhere);
 
     target_release();
     target_set_batch(8, 20000000LL);
