@@ -57,8 +57,9 @@ void target_set_batch(int max_inputs, long long hold_ns);
 /* What counts as Java code for the batch rule above and the from_java
  * counter: regions_in_code_cache unless set. The function runs in the
  * target's handler, so it must be handler-safe. Not handler-safe itself;
- * call before the first target_run (tests give a process without a JVM
- * code of its own to call Java code). */
+ * call while no case runs: before the first target_run, or after
+ * target_release (tests give a process without a JVM code of its own to
+ * call Java code). */
 void target_set_java_code(int (*in_java_code)(uintptr_t pc));
 
 /* Changes the spin bound of target_install; safe while a worker is held:
