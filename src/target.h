@@ -27,13 +27,14 @@
  * work others wait on (a JVMTI stack walk's handshake, a safepoint). Held
  * there, it kept a run's batches on such contexts: in a JVM's first
  * seconds as few as 6 % of the cases started in Java code, against over
- * 90 % with one signal per case (docs/figures.md). A batch ends after max_inputs cases or hold_ns, whichever
- * comes first, when the caller picks another target, or on
- * target_release; the next signal is sent only after the target has left
- * its handler, so it lands at a new point of the target's code instead of
- * being delivered again at the same one on sigreturn. With caller and
- * target on one CPU (target_set_shared_cpu) the caller cannot wait for
- * that: the signal comes from a timer a short gap after the batch.
+ * 90 % with one signal per case (docs/figures.md). A batch ends after
+ * max_inputs cases or hold_ns, whichever comes first, when the caller
+ * picks another target, or on target_release; the next signal is sent
+ * only after the target has left its handler, so it lands at a new point
+ * of the target's code instead of being delivered again at the same one
+ * on sigreturn. With caller and target on one CPU (target_set_shared_cpu)
+ * the caller cannot wait for that: the signal comes from a timer a short
+ * gap after the batch.
  *
  * target_install once (not handler-safe), then target_run from any thread
  * that is not the target. target_run with the caller's own tid works for
