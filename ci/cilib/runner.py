@@ -263,7 +263,15 @@ class Campaign:
             if opts.known:
                 check_known(opts.known)     # before OUT is made: a bad list leaves no trace
             java_version = check_java(opts.java_home)   # nor does an unusable JDK
-            self.check_new_out()            # nor a used --out (usage errors come first)
+            try:
+                self.check_new_out()        # nor a used --out (usage errors come first)
+            except UsageError:
+                # A campaign that took OUT an instant ago has files there but no
+                # campaign.json yet: say that one is running, not that OUT is foreign.
+                busy = out_busy(self.out)
+                if busy:
+                    raise UsageError(busy) from None
+                raise
             why = budget_problem(preset['campaign'], opts.budget)
             if why:
                 raise NothingToRun(why)     # nor a budget that cannot start (no build either)
