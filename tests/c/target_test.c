@@ -101,9 +101,18 @@ static unsigned long long signals(void)
 
 #define MIXED (-1) /* run(): signal and thread mode by turns */
 
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {0, ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
 /* Runs n cases in mode; returns how many ran (TARGET_RAN) and how many
- * faulted. The stand-in walker counts what really ran in n_seen. */
+ * faulted. The stand-in walker counts what really ran in n_seen. With
+ * pace_every, the caller ends the batch and pauses 1 ms after every
+ * pace_every cases. */
 static long long timeout_ns = 2000000000LL;
+static int pace_every;
 static int run(int n, int mode, int options, int *faults)
 {
     struct case_prog p;
@@ -115,6 +124,7 @@ static int run(int n, int mode, int options, int *faults)
     for (int i = 0; i < n; i++) {
         int m = mode == MIXED ? (i % 2 ? MODE_THREAD : MODE_SIGNAL) : mode;
         p.mode = (uint8_t)m;
+        if (pace_every && i && i % pace_every == 0) target_release(), sleep_ms(1);
         struct exec_ctx cx = {&fake, case_mode_name(m), bytes, sizeof bytes, NULL, NULL, 0};
         struct exec_outcome out;
         if (target_run(atomic_load(&target_tid), m, &cx, &p, &out, timeout_ns) != TARGET_RAN) continue;
@@ -136,11 +146,6 @@ static int held_per_batch(int size, int *moved)
     return same;
 }
 
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {0, ms * 1000000L};
-    nanosleep(&ts, NULL);
-}
 
 /* Whether the target's counter moves within ms: it is out of its handler.
  * Polled, so a loaded machine that gives it no core for a while does not
@@ -272,21 +277,29 @@ int main(int argc, char **argv)
     CHECK(signals() - s0 == 10, "80 cases took 10 signals (%llu)", signals() - s0);
     int held = held_per_batch(8, &moved);
     CHECK(held, "the target does not run while it is held: one counter value per batch");
-    /* Between batches the target only runs if it wins a race with the next
-     * signal (docs/limits.md: it is sent once the target has cleared its
-     * flag, before sigreturn); a machine loaded by other work can make it
-     * lose every one of the 9 boundaries of a round. So: up to 5 rounds,
-     * and the check is that it runs again at all. */
-    int rounds = 1, moved_all = moved;
-    for (; moved_all == 0 && rounds < 5; rounds++) {
+    /* Back to back, the target only runs between batches if it wins a
+     * race with the next signal (docs/limits.md: it is sent once the
+     * target has cleared its flag, before sigreturn), and how often it
+     * wins depends on the CPU and the load (0 to 7 of 9 on an AMD
+     * EPYC; a CI run once saw no move in up to 45). So
+     * that count is only reported; the check is that a target released
+     * between batches runs its own code before the next one, and that
+     * every batch still holds it. */
+    int raced = moved;
+    target_release();
+    pace_every = 8;
+    int paced = 0, rounds = 0;
+    for (; paced == 0 && rounds < 3; rounds++) {
         target_release();
         run(80, MODE_SIGNAL, 0, &faults);
         held &= held_per_batch(8, &moved);
-        moved_all += moved;
+        paced += moved;
     }
-    CHECK(moved_all > 0 && held, "between batches the target ran again (its counter moved at %d of %d new signals)",
-          moved_all, 9 * rounds);
-
+    pace_every = 0;
+    CHECK(paced > 0 && held,
+          "between batches a released target runs again: its counter moved at %d of %d paced batches (%d of 9 back "
+          "to back)",
+          paced, 9 * rounds, raced);
     target_release();
     s0 = signals();
     ran = run(40, MODE_THREAD, 0, &faults);
