@@ -81,6 +81,7 @@ static int (*in_java_code)(uintptr_t pc) = regions_in_code_cache; /* target_set_
 static long long batch_hold_ns, shared_hold_ns;
 static _Atomic unsigned long long n_requests, n_ran, n_timeouts, n_signals, n_java; /* the caller's */
 static _Atomic unsigned long long n_held_too_long, n_late;                          /* either side's, rare */
+static _Atomic unsigned long long n_yields, n_yield_pauses;                          /* either side's, one CPU */
 
 /*
  * Caller and target on one CPU (target_set_shared_cpu). A tgkill there
@@ -96,6 +97,13 @@ static _Atomic unsigned long long n_held_too_long, n_late;                      
  * about the gap, and takes the signal wherever it has got to.
  */
 static ALONE(_Atomic long long) shared_gap_ns; /* 0: signals are sent with tgkill; the handler reads it too */
+/* How long a side on the shared CPU yields to its peer before it sleeps
+ * (see wait_while): 20 us to 1 ms made the same rate (docs/figures.md);
+ * the short end wastes least where the peer is not coming soon. */
+#define SHARED_YIELD_NS 50000LL
+#define YIELD_LATE_NS 200000LL /* a peer's case takes a few us; another thread's slice, ms */
+#define YIELD_PAUSE_MIN 16
+#define YIELD_PAUSE_MAX 4096 /* waits: at 10 us a wait, one late yield per 40 ms */
 #define MAX_TIMERS 64
 static struct {
     int tid;
@@ -123,7 +131,10 @@ static int cas(unsigned long long from, unsigned long long to) { return atomic_c
  * we sleep) whenever it moves the request on. Spinning buys the round trip
  * of a wake-up when both threads have a core; a thread that spins while
  * its peer waits for that core only delays it (docs/figures.md, contended
- * runs), so a side that sees its peer asleep does not spin at all. A futex wait and wake are raw
+ * runs), so a side that sees its peer asleep does not spin at all. With
+ * both on one CPU (target_set_shared_cpu) a side yields instead of
+ * spinning, for a bounded time: the peer it waits for can only run once it
+ * lets go of the CPU. A futex wait and wake and sched_yield are raw
  * syscalls: async-signal-safe in the target's handler.
  */
 struct waiter {
@@ -139,6 +150,10 @@ struct waiter {
      * grown while answers come during the spin or just after it. This
      * side's alone. */
     _Alignas(LINE) _Atomic long long budget;
+    /* On one CPU: waits left before this side yields again, the pause
+     * after the next late yield, and prompt yields since the last late
+     * one (yield_while). This side's alone. */
+    _Atomic int yield_skip, yield_pause, yield_prompt;
 };
 static struct waiter caller_w, target_w;
 static ALONE(_Atomic long long) spin_ns_; /* target_set_spin may change it while a worker is held */
@@ -168,6 +183,63 @@ static void adapt(struct waiter *self, long long budget, long long waited)
 
 #define NO_SINCE LONG_MIN /* a wake count is an int: never this */
 
+/* [handler-safe] Whether what wait_while waits for has come. */
+static int changed(struct waiter *self, const _Atomic unsigned long long *watch, unsigned long long v,
+                   _Atomic int *also, long since)
+{
+    return atomic_load(watch) != v || (also && !atomic_load(also)) ||
+           (since != NO_SINCE && atomic_load(&self->word) != since);
+}
+
+/* [handler-safe] wait_while's first phase with caller and target on one
+ * CPU: a peer that is awake waits for this CPU, and a yield hands it over
+ * at once, where a futex sleep costs a wake-up syscall on the other side
+ * and a sleep and a wake-up on each (one CPU alone: 150k libFuzzer execs/s
+ * against 105-110k, docs/figures.md). But a yield also hands the CPU to
+ * any other busy thread there, for a whole slice, while a futex wake-up
+ * puts the peer first: beside a stress job on the same CPU, yielding
+ * halved a job's rate: a side that yields is not asleep, so its peer
+ * does not wake it, and it waits behind the other thread's slice. So a
+ * yield that comes back late (another thread ran) stops this side
+ * yielding for a while, twice as long each time, and only a long run of
+ * prompt yields shortens the pause again: one late yield costs what
+ * hundreds of prompt ones save. 1 if it changed; *now is kept current. */
+static int yield_while(struct waiter *self, const struct waiter *peer, const _Atomic unsigned long long *watch,
+                       unsigned long long v, _Atomic int *also, long since, long long *now)
+{
+    int skip = atomic_load_explicit(&self->yield_skip, memory_order_relaxed);
+    if (skip > 0) {
+        atomic_store_explicit(&self->yield_skip, skip - 1, memory_order_relaxed);
+        return 0;
+    }
+    int pause = atomic_load_explicit(&self->yield_pause, memory_order_relaxed);
+    long long end = *now + SHARED_YIELD_NS;
+    atomic_fetch_add_explicit(&n_yields, 1, memory_order_relaxed);
+    while (*now < end && !atomic_load(&peer->sleeps)) {
+        if (changed(self, watch, v, also, since)) {
+            int prompt = atomic_load_explicit(&self->yield_prompt, memory_order_relaxed) + 1;
+            if (prompt >= YIELD_PAUSE_MAX && pause > YIELD_PAUSE_MIN) {
+                atomic_store_explicit(&self->yield_pause, pause / 2, memory_order_relaxed);
+                prompt = 0;
+            }
+            atomic_store_explicit(&self->yield_prompt, prompt, memory_order_relaxed);
+            return 1;
+        }
+        long long before = *now;
+        syscall(SYS_sched_yield);
+        *now = sigsafe_now_ns();
+        if (*now - before > YIELD_LATE_NS) {
+            pause = pause < YIELD_PAUSE_MIN ? YIELD_PAUSE_MIN : pause < YIELD_PAUSE_MAX ? 2 * pause : pause;
+            atomic_store_explicit(&self->yield_pause, pause, memory_order_relaxed);
+            atomic_store_explicit(&self->yield_skip, pause, memory_order_relaxed);
+            atomic_store_explicit(&self->yield_prompt, 0, memory_order_relaxed);
+            atomic_fetch_add_explicit(&n_yield_pauses, 1, memory_order_relaxed);
+            return changed(self, watch, v, also, since);
+        }
+    }
+    return 0;
+}
+
 /* [handler-safe] Waits as side `self` while *watch equals `v`, until
  * deadline (CLOCK_MONOTONIC ns); 1 if it changed. `peer`: the other side,
  * whose sleeping makes spinning pointless. `since`: this side's wake count
@@ -182,8 +254,7 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
     int spun = 0;
     while (now < spin_end && !atomic_load(&peer->sleeps)) {
         spun = 1;
-        if (atomic_load(watch) != v || (also && !atomic_load(also)) ||
-            (since != NO_SINCE && atomic_load(&self->word) != since)) {
+        if (changed(self, watch, v, also, since)) {
             long long more = budget + budget / 2 + 500, spin_ns = atomic_load_explicit(&spin_ns_.v, memory_order_relaxed);
             atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
             return 1;
@@ -191,6 +262,9 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
         arch_cpu_relax();
         now = sigsafe_now_ns();
     }
+    if (!spun && atomic_load_explicit(&shared_gap_ns.v, memory_order_relaxed) &&
+        yield_while(self, peer, watch, v, also, since, &now))
+        return 1;
     long long slept_from = now;
     for (;;) {
         int seen = atomic_load(&self->word);
@@ -425,6 +499,13 @@ void target_set_shared_cpu(long long gap_ns, long long hold_ns)
 {
     pthread_mutex_lock(&one_at_a_time);
     atomic_store(&shared_gap_ns.v, gap_ns > 0 ? gap_ns : 0);
+    /* Another CPU, or another job beside us: what late yields taught no longer holds. */
+    struct waiter *sides[2] = {&caller_w, &target_w};
+    for (int i = 0; i < 2; i++) {
+        atomic_store(&sides[i]->yield_skip, 0);
+        atomic_store(&sides[i]->yield_pause, 0);
+        atomic_store(&sides[i]->yield_prompt, 0);
+    }
     shared_hold_ns = gap_ns > 0 && hold_ns > 0 ? hold_ns : 0;
     pthread_mutex_unlock(&one_at_a_time);
 }
@@ -633,4 +714,5 @@ void target_counters(struct target_counters *out)
     out->requests = n_requests, out->ran = n_ran, out->timeouts = n_timeouts;
     out->held_too_long = n_held_too_long, out->late_signals = n_late;
     out->signals = n_signals, out->from_java = n_java;
+    out->yields = n_yields, out->yield_pauses = n_yield_pauses;
 }

@@ -105,6 +105,8 @@ struct target_counters {
     unsigned long long requests, ran, timeouts, held_too_long, late_signals;
     unsigned long long signals;    /* signals sent (batches started) */
     unsigned long long from_java;  /* cases run on a context interrupted in the code cache */
+    unsigned long long yields;       /* one CPU: waits that yielded to the peer first */
+    unsigned long long yield_pauses; /* ... and yields that came back late: another thread ran */
 };
 void target_counters(struct target_counters *out);
 

@@ -7,7 +7,9 @@
  * in either mode; batch 1 is a signal per case; a case the handler took
  * runs to its end however long the caller's time-out, and one past the hang
  * bound stops the process; with caller and target on one CPU, the signal
- * that starts a batch lands after the target has run its own code again;
+ * that starts a batch lands after the target has run its own code again,
+ * the two sides yield the CPU to each other, and stop for a while when a
+ * yield comes back late because another busy thread ran;
  * with two targets in turn, a signal that lands late on one never runs the
  * other's case. */
 #include <fcntl.h>
@@ -83,6 +85,16 @@ static void *target_main(void *arg)
     threads_register_self(me->name, NULL);
     atomic_store(me->tid, threads_gettid());
     while (!atomic_load(me->stop)) atomic_fetch_add(me->progress, 1);
+    return NULL;
+}
+
+/* Another busy thread on the CPU given to it, until told to stop. */
+static _Atomic int hog_stop;
+static void *hog_main(void *arg)
+{
+    sched_setaffinity(0, sizeof(cpu_set_t), arg);
+    while (!atomic_load_explicit(&hog_stop, memory_order_relaxed)) {
+    }
     return NULL;
 }
 
@@ -414,6 +426,34 @@ int main(int argc, char **argv)
     ran = run(80, MODE_SIGNAL, 0, &faults);
     CHECK(ran == 80 && signals() - s0 == 10, "one CPU: the shared CPU's hold bounds a batch (80 cases on %llu signals)",
           signals() - s0);
+    /* On one CPU the sides hand it over with sched_yield, and a yield
+     * that comes back late, because another busy thread ran, pauses
+     * yielding (target.c, yield_while). The harness's 20 us gap, so the
+     * target's own code between batches is short. */
+    target_release();
+    target_set_batch(8, 2000000000LL);
+    target_set_shared_cpu(20000LL, 2000000000LL);
+    struct target_counters y0, y1;
+    target_counters(&y0);
+    ran = run(80, MODE_SIGNAL, 0, &faults);
+    target_counters(&y1);
+    CHECK(ran == 80 && y1.yields > y0.yields, "one CPU: the sides yield to each other (%d ran, %llu yields)", ran,
+          y1.yields - y0.yields);
+    pthread_t hog;
+    pthread_create(&hog, NULL, hog_main, &one);
+    unsigned long long pauses = 0;
+    int all_ran = 1, hog_rounds = 0;
+    for (; hog_rounds < 3 && !pauses; hog_rounds++) {
+        target_counters(&y0);
+        all_ran &= run(80, MODE_SIGNAL, 0, &faults) == 80;
+        target_counters(&y1);
+        pauses += y1.yield_pauses - y0.yield_pauses;
+    }
+    atomic_store(&hog_stop, 1);
+    pthread_join(hog, NULL);
+    CHECK(all_ran && pauses > 0,
+          "one CPU beside a busy thread: every case ran, and late yields paused yielding (%llu in %d rounds of 80)",
+          pauses, hog_rounds);
     target_release();
     target_set_batch(8, 2000000000LL);
     target_set_shared_cpu(0, 0);
