@@ -75,7 +75,10 @@ void target_set_spin(long long spin_ns);
  * target to leave: see target.c. Meanwhile a batch is held up to hold_ns
  * (0: target_set_batch's hold): every batch's end there gives the CPU to
  * the target's own code and costs a timer signal, while a held target
- * sleeps and leaves the CPU to the caller. Not handler-safe. */
+ * sleeps and leaves the CPU to the caller. The two sides take turns by
+ * sched_yield rather than futex wake-ups, until yields come back late
+ * (another busy thread on the CPU); each call starts that afresh. Not
+ * handler-safe. */
 void target_set_shared_cpu(long long gap_ns, long long hold_ns);
 
 /* How long a case the target's handler took, or a thread-mode walk of a
