@@ -158,7 +158,6 @@ static int held_per_batch(int size, int *moved)
     return same;
 }
 
-
 /* Whether the target's counter moves within ms: it is out of its handler.
  * Polled, so a loaded machine that gives it no core for a while does not
  * fail the check; ms stays below the 2 s hard limit of every hold here. */
@@ -293,10 +292,10 @@ int main(int argc, char **argv)
      * race with the next signal (docs/limits.md: it is sent once the
      * target has cleared its flag, before sigreturn), and how often it
      * wins depends on the CPU and the load (0 to 7 of 9 on an AMD
-     * EPYC; a CI run once saw no move in up to 45). So
-     * that count is only reported; the check is that a target released
-     * between batches runs its own code before the next one, and that
-     * every batch still holds it. */
+     * EPYC; in a CI run, a check that needed one win in up to 45 failed).
+     * So that count is only reported; the check is that a target
+     * released between batches runs its own code before the next one,
+     * and that every batch still holds it. */
     int raced = moved;
     target_release();
     pace_every = 8;
