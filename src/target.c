@@ -183,12 +183,12 @@ static void adapt(struct waiter *self, long long budget, long long waited)
 
 #define NO_SINCE LONG_MIN /* a wake count is an int: never this */
 
-/* [handler-safe] Whether what wait_while waits for has come. */
-static int changed(struct waiter *self, const _Atomic unsigned long long *watch, unsigned long long v,
-                   _Atomic int *also, long since)
+/* [handler-safe] Whether what wait_while waits for has come; `word`:
+ * this side's wake count as the caller read it. */
+static int changed(const _Atomic unsigned long long *watch, unsigned long long v, _Atomic int *also, long since,
+                   int word)
 {
-    return atomic_load(watch) != v || (also && !atomic_load(also)) ||
-           (since != NO_SINCE && atomic_load(&self->word) != since);
+    return atomic_load(watch) != v || (also && !atomic_load(also)) || (since != NO_SINCE && word != since);
 }
 
 /* [handler-safe] wait_while's first phase with caller and target on one
@@ -216,7 +216,7 @@ static int yield_while(struct waiter *self, const struct waiter *peer, const _At
     long long end = *now + SHARED_YIELD_NS;
     atomic_fetch_add_explicit(&n_yields, 1, memory_order_relaxed);
     while (*now < end && !atomic_load(&peer->sleeps)) {
-        if (changed(self, watch, v, also, since)) {
+        if (changed(watch, v, also, since, atomic_load(&self->word))) {
             int prompt = atomic_load_explicit(&self->yield_prompt, memory_order_relaxed) + 1;
             if (prompt >= YIELD_PAUSE_MAX && pause > YIELD_PAUSE_MIN) {
                 atomic_store_explicit(&self->yield_pause, pause / 2, memory_order_relaxed);
@@ -234,7 +234,7 @@ static int yield_while(struct waiter *self, const struct waiter *peer, const _At
             atomic_store_explicit(&self->yield_skip, pause, memory_order_relaxed);
             atomic_store_explicit(&self->yield_prompt, 0, memory_order_relaxed);
             atomic_fetch_add_explicit(&n_yield_pauses, 1, memory_order_relaxed);
-            return changed(self, watch, v, also, since);
+            return changed(watch, v, also, since, atomic_load(&self->word));
         }
     }
     return 0;
@@ -254,7 +254,7 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
     int spun = 0;
     while (now < spin_end && !atomic_load(&peer->sleeps)) {
         spun = 1;
-        if (changed(self, watch, v, also, since)) {
+        if (changed(watch, v, also, since, atomic_load(&self->word))) {
             long long more = budget + budget / 2 + 500, spin_ns = atomic_load_explicit(&spin_ns_.v, memory_order_relaxed);
             atomic_store_explicit(&self->budget, more < spin_ns ? more : spin_ns, memory_order_relaxed);
             return 1;
@@ -267,8 +267,8 @@ static int wait_while(struct waiter *self, const struct waiter *peer, const _Ato
         return 1;
     long long slept_from = now;
     for (;;) {
-        int seen = atomic_load(&self->word);
-        if (atomic_load(watch) != v || (also && !atomic_load(also)) || (since != NO_SINCE && seen != since)) {
+        int seen = atomic_load(&self->word); /* before *watch: FUTEX_WAIT on it returns at once after a later wake */
+        if (changed(watch, v, also, since, seen)) {
             if (spun) adapt(self, budget, sigsafe_now_ns() - slept_from);
             return 1;
         }
