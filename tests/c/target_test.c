@@ -76,8 +76,11 @@ struct spinner {
     _Atomic int *tid, *stop;
     _Atomic unsigned long *progress;
 };
+static _Atomic int hog_tid, hog_stop; /* a busy thread that is no target */
+static _Atomic unsigned long hog_progress;
 static struct spinner first = {"target", &target_tid, &stop, &progress},
-                      second = {"target-2", &second_tid, &second_stop, &second_progress};
+                      second = {"target-2", &second_tid, &second_stop, &second_progress},
+                      hog = {"hog", &hog_tid, &hog_stop, &hog_progress};
 
 static void *target_main(void *arg)
 {
@@ -85,16 +88,6 @@ static void *target_main(void *arg)
     threads_register_self(me->name, NULL);
     atomic_store(me->tid, threads_gettid());
     while (!atomic_load(me->stop)) atomic_fetch_add(me->progress, 1);
-    return NULL;
-}
-
-/* Another busy thread on the CPU given to it, until told to stop. */
-static _Atomic int hog_stop;
-static void *hog_main(void *arg)
-{
-    sched_setaffinity(0, sizeof(cpu_set_t), arg);
-    while (!atomic_load_explicit(&hog_stop, memory_order_relaxed)) {
-    }
     return NULL;
 }
 
@@ -438,8 +431,10 @@ int main(int argc, char **argv)
     target_counters(&y1);
     CHECK(ran == 80 && y1.yields > y0.yields, "one CPU: the sides yield to each other (%d ran, %llu yields)", ran,
           y1.yields - y0.yields);
-    pthread_t hog;
-    pthread_create(&hog, NULL, hog_main, &one);
+    pthread_t hog_thread;
+    pthread_create(&hog_thread, NULL, target_main, &hog);
+    while (!atomic_load(&hog_tid)) sleep_ms(1);
+    sched_setaffinity(atomic_load(&hog_tid), sizeof one, &one);
     unsigned long long pauses = 0;
     int all_ran = 1, hog_rounds = 0;
     for (; hog_rounds < 3 && !pauses; hog_rounds++) {
@@ -449,7 +444,7 @@ int main(int argc, char **argv)
         pauses += y1.yield_pauses - y0.yield_pauses;
     }
     atomic_store(&hog_stop, 1);
-    pthread_join(hog, NULL);
+    pthread_join(hog_thread, NULL);
     CHECK(all_ran && pauses > 0,
           "one CPU beside a busy thread: every case ran, and late yields paused yielding (%llu in %d rounds of 80)",
           pauses, hog_rounds);
