@@ -61,6 +61,11 @@ $(FUZZ_B)/asgf-afl: fuzz/afl.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o $(F
 $(FUZZ_B)/asgf-afl-noop: fuzz/afl_noop.c $(FUZZ_B)/core-plain/harness/afl_forkserver.o fuzz/afl_forkserver.h
 	AFL_QUIET=1 $(AFL_CC) $(FUZZ_CFLAGS) $< $(FUZZ_B)/core-plain/harness/afl_forkserver.o -o $@
 
+# How far apart two CPUs are now: a cache line's round trip (fuzz/line_trip.c).
+$(FUZZ_B)/asgf-line-trip: fuzz/line_trip.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -pthread $< -o $@
+
 # AFL++ mutator library: structure-aware edits and the fix-up that keeps
 # mutations valid cases (fuzz/afl_post.c). It decodes, edits and encodes
 # cases, so it carries the case-format and generator sources (no JVM).
@@ -90,7 +95,7 @@ $(FUZZ_B)/seeds/%.bin: corpus/seeds/%.txt $(BUILD)/bin/casetool
 	@mkdir -p $(dir $@)
 	$(BUILD)/bin/casetool encode $< -o $@
 
-FUZZ_BINS := $(FUZZ_B)/asgf-libfuzzer $(FUZZ_B)/asgf-libfuzzer-asan $(FUZZ_B)/asgf-afl $(FUZZ_B)/asgf-afl-noop $(FUZZ_B)/libasgf-afl-post.so \
+FUZZ_BINS := $(FUZZ_B)/asgf-libfuzzer $(FUZZ_B)/asgf-libfuzzer-asan $(FUZZ_B)/asgf-afl $(FUZZ_B)/asgf-afl-noop $(FUZZ_B)/asgf-line-trip $(FUZZ_B)/libasgf-afl-post.so \
 	$(FUZZ_B)/asgf-replay $(FUZZ_B)/asgf-seedgen
 
 DURATION ?= 10m
