@@ -2,8 +2,9 @@
  * How far apart two CPUs are right now (build/fuzz/asgf-line-trip): the
  * round trip of one cache line between a thread pinned to each, in ns.
  *
- * The held hand-off (src/target.c) moves a dozen lines between the fuzzer
- * thread and the target for every case, so its rate follows this figure.
+ * The held hand-off (src/target.c) moves several lines between the fuzzer
+ * thread and the target for every case (the request word each way, the
+ * case, its outcome), so its rate follows this figure.
  * On a guest the host decides where the two vCPUs sit, and may move them
  * while a run goes on: on the AMD EPYC guests here the same pair of vCPUs
  * measured about 110-130 ns one minute and 390-420 ns the next, and one
@@ -15,7 +16,8 @@
  *
  * Prints "line-trip: cpus A B: N ns" (the median of 5 rounds of 100,000
  * trips); exits 2 with its usage on a bad argument, 1 if a CPU cannot be
- * used.
+ * used or one trip takes over a second (the CPU is busy with other
+ * threads: the figure would be the scheduler's, not the line's).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* pthread_setaffinity_np */
@@ -37,6 +39,7 @@
 static struct {
     _Alignas(128) _Atomic long v;
 } ball;
+static _Atomic int peer_pin_errno; /* the peer could not run on its CPU */
 
 static int pin(int cpu)
 {
@@ -48,7 +51,11 @@ static int pin(int cpu)
 
 static void *peer(void *arg)
 {
-    if (pin(*(int *)arg)) return (void *)1;
+    int rc = pin(*(int *)arg);
+    if (rc) {
+        atomic_store(&peer_pin_errno, rc);
+        return NULL;
+    }
     for (long i = 0; i < ROUNDS * TRIPS; i++) {
         while (atomic_load_explicit(&ball.v, memory_order_acquire) != 2 * i + 1) {}
         atomic_store_explicit(&ball.v, 2 * i + 2, memory_order_release);
@@ -102,12 +109,21 @@ int main(int argc, char **argv)
         double t0 = now_ns();
         for (long end = i + TRIPS; i < end; i++) {
             atomic_store_explicit(&ball.v, 2 * i + 1, memory_order_release);
-            /* A peer that could not pin itself never answers: give up on it. */
-            for (long spins = 0; atomic_load_explicit(&ball.v, memory_order_acquire) != 2 * i + 2; spins++)
-                if (spins == 100000000L) {
-                    fprintf(stderr, "asgf-line-trip: cannot run on cpu %d\n", b);
+            /* A peer that could not pin itself, or does not get its CPU,
+             * never answers: give up on it. */
+            double slow_since = 0; /* read only once a trip has taken 4096 spins */
+            for (long spins = 1; atomic_load_explicit(&ball.v, memory_order_acquire) != 2 * i + 2; spins++) {
+                if ((rc = atomic_load(&peer_pin_errno))) {
+                    fprintf(stderr, "asgf-line-trip: cannot run on cpu %d: %s\n", b, strerror(rc));
                     return 1;
                 }
+                if (spins % 4096) continue;
+                if (!slow_since) slow_since = now_ns();
+                else if (now_ns() - slow_since > 1e9) {
+                    fprintf(stderr, "asgf-line-trip: cpu %d did not answer within a second: busy with other threads\n", b);
+                    return 1;
+                }
+            }
         }
         per[r] = (now_ns() - t0) / TRIPS;
     }
