@@ -178,8 +178,7 @@ static int global_v2(const uint8_t *g, size_t base, struct case_prog *p, int str
  * memset (docs/figures.md, 2026-11-28). */
 static void prog_clear(struct case_prog *p)
 {
-    memset(p, 0, offsetof(struct case_prog, mut));
-    p->nqop = 0, p->nstk = 0;
+    memset(p, 0, offsetof(struct case_prog, mut)); /* the header and the three counts */
 }
 
 static int check_header(const uint8_t *buf, size_t len, size_t *off, const char **err)

@@ -167,12 +167,14 @@ struct case_prog {
     uint8_t flags;   /* enum case_flag */
     int dropped;     /* case_decode, version 2: out-of-range fields and records neutralized */
     /* One array per record type, in the order of the file. Records of
-     * different types do not depend on each other's order. */
-    int nmut;
+     * different types do not depend on each other's order. The counts sit
+     * with the header, on the first cache line: a held target reads them
+     * for every case the fuzzer thread has just decoded on another CPU,
+     * and apart, two of them cost two more lines moving each way a case,
+     * even in a case without such records. */
+    int nmut, nqop, nstk;
     struct case_mutation mut[CASE_MAX_MUTATIONS];
-    int nqop;
     struct case_qop qop[CASE_MAX_QOPS];
-    int nstk;
     struct case_stack_patch stk[CASE_MAX_STK];
 };
 
