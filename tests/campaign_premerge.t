@@ -78,6 +78,9 @@ for b in json.load(open(sys.argv[1]))["triage"]["buckets"]: print(b["signature"]
 ci/premerge --report-only --known "$d/known.txt" --out "$d/pm1" -q >"$d/pm1r.out" 2>&1; rc=$?
 ok $(( rc != 0 )) "report-only against a list of every bucket exits 0 (got $rc: $(grep -m1 '^premerge: \(passed\|FAILED\)' "$d/pm1r.out"))"
 grep -q "\"known\": \"$d/known.txt\"" "$d/pm1/campaign.json"; ok $? "campaign.json now names that list"
+ci/premerge --report-only --out "$d/pm1" -q >"$d/pm1k.out" 2>&1; rc=$?
+[ $rc = 0 ] && grep -q "^campaign: known list $d/known.txt, the run's (given with --known); --known FILE judges it against another" "$d/pm1k.out"
+ok $? "report-only without --known names the list that judges the run, the one given last (exit $rc: $(grep -m1 'known list' "$d/pm1k.out" | cut -c1-100))"
 # An hs_err cut before any stack (a VM that hung while writing it) is no new bucket: its
 # frameless bucket is suppressed, said on the console and in the summary, and the check passes.
 aj=$(ls -d "$d"/pm1/results/jobs/*/g0a1 | head -1)

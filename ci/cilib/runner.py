@@ -143,6 +143,22 @@ def check_known(path):
         raise UsageError('cannot read known-buckets file %s: %s' % (path, e))
 
 
+def known_origin(cfg):
+    """How a campaign's known list was chosen: 'shipped' (ci/known/'s list for its VM
+    build), 'empty' (none shipped: pre-merge wrote an empty one) or None (given with
+    --known, to the run or to a later --report-only)."""
+    how = cfg.get('known_chosen', 'unrecorded')
+    if how == 'unrecorded':   # runs before 2026-11-28 did not record it: told by its place
+        path = cfg.get('known') or ''
+        how = ('shipped' if os.path.dirname(path).endswith(os.sep + os.path.join('ci', 'known'))
+               else 'empty' if os.path.basename(path) == 'known-empty.txt' else None)
+    return how
+
+
+KNOWN_ORIGIN = {'shipped': 'shipped for its VM build', 'empty': 'none is shipped for its VM build',
+                None: 'given with --known'}
+
+
 def carried_known(cfg, out):
     """The path a resumed or re-reported campaign reads its known list from, and a line
     saying so when it is not the one the run recorded (None otherwise). The recorded path is
@@ -157,11 +173,7 @@ def carried_known(cfg, out):
         return None, None
     name = os.path.basename(path)
     here = path
-    # How the list was chosen (runs before 2026-11-28 did not record it: told by its place).
-    how = cfg.get('known_chosen', 'unrecorded')
-    if how == 'unrecorded':
-        how = ('shipped' if os.path.dirname(path).endswith(os.sep + os.path.join('ci', 'known'))
-               else 'empty' if name == 'known-empty.txt' else None)
+    how = known_origin(cfg)
     if how == 'shipped':
         shipped = os.path.join(knownlib.KNOWN_DIR, name)
         if os.path.exists(shipped):
@@ -368,6 +380,12 @@ class Campaign:
             write_json(self.path('campaign.json'), cfg)
         else:
             self._carry_known(cfg)
+            # A list given to an earlier --report-only stays the run's: say which one
+            # judges it, so that a run judged once against /dev/null is not taken for
+            # one judged against the shipped list.
+            if cfg.get('known'):
+                self.say("known list %s, the run's (%s); --known FILE judges it against another"
+                         % (cfg['known'], KNOWN_ORIGIN[known_origin(cfg)]))
         self.cfg, self.state, self.specs = cfg, state, specs
         # the VM is not run again: its version is the one the run's report names
         self.java_version = (read_json(self.path('report.json'), {}) or {}).get('java_version') or ''
