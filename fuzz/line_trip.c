@@ -7,8 +7,8 @@
  * case, its outcome), so its rate follows this figure.
  * On a guest the host decides where the two vCPUs sit, and may move them
  * while a run goes on: on the AMD EPYC guests here the same pair of vCPUs
- * measured about 110-130 ns one minute and 390-420 ns the next, and one
- * libFuzzer job alone made 314-346k and 202-214k execs/s in those states
+ * measured about 75-135 ns one minute and 390-420 ns the next, and one
+ * libFuzzer job alone made 314-348k and 202-214k execs/s in those states
  * (docs/figures.md). fuzz/bench prints it beside every contended run so
  * that a figure can be read with the state it was taken in.
  *
