@@ -43,15 +43,9 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
     uintptr_t lo = ctx < sp && sp - ctx <= STACK_WATCH_CTX_MAX && ctx >= self->stack_lo ? ctx : sp;
     size_t n = (sp - lo + (top - sp < (uintptr_t)bytes ? top - sp : (uintptr_t)bytes)) / 8;
     const uint64_t *s = (const uint64_t *)lo;
-    /* Whole 64-word groups without a branch per word: this runs before
-     * every mutated case. */
-    for (size_t g = 0; g * 64 < n; g++) {
-        uint64_t bits = 0;
-        size_t end = n - g * 64 < 64 ? n - g * 64 : 64;
-        for (size_t i = 0; i < end; i++) bits |= (uint64_t)(s[g * 64 + i] == 0) << i;
-        w->zero[g] = bits;
-    }
-    for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) w->regs[r] = *arch_reg_slot(live, r);
+    for (size_t g = 0; g * 64 < n; g++) w->zero[g] = arch_zero_words(s + g * 64, n - g * 64 < 64 ? n - g * 64 : 64);
+    int regs = arch_reg_count();
+    for (int r = 0; r < regs && r < STACK_WATCH_REGS; r++) w->regs[r] = *arch_reg_slot(live, r);
     w->uc = live, w->n = n, w->sp = sp, w->lo = lo;
     return 1;
 }
@@ -80,10 +74,11 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
     uint64_t *s = (uint64_t *)w->lo;
     size_t n_ctx = (w->sp - w->lo) / 8;
     for (size_t g = 0; g * 64 < w->n; g++) {
-        for (uint64_t bits = w->zero[g]; bits; bits &= bits - 1) {
+        /* Words 0 before the walk and not now: the walk's stores. */
+        uint64_t now = arch_zero_words(s + g * 64, w->n - g * 64 < 64 ? w->n - g * 64 : 64);
+        for (uint64_t bits = w->zero[g] & ~now; bits; bits &= bits - 1) {
             size_t i = g * 64 + (size_t)__builtin_ctzll(bits);
             uint64_t v = s[i];
-            if (!v) continue;
             long at = (long)(i * 8) - (long)(n_ctx * 8);
             if (i < n_ctx) {
                 note_first(hit, at, 0, v);
@@ -102,7 +97,8 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
             else if (put_back) s[i] = 0;
         }
     }
-    for (int r = 0; r < arch_reg_count() && r < STACK_WATCH_REGS; r++) {
+    int regs = arch_reg_count();
+    for (int r = 0; r < regs && r < STACK_WATCH_REGS; r++) {
         uint64_t *slot = arch_reg_slot(w->uc, r);
         if (*slot == w->regs[r]) continue;
         note_first(hit, 0, r + 1, *slot);
