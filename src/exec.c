@@ -122,14 +122,21 @@ void exec_case(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t 
 {
     /* Here, in this frame: below the interrupted sp on the thread's own
      * stack, and alive for the whole guarded call. */
-    struct stack_image img;
-    stack_image_init(&img);
-    exec_case_imaged(cx, p, live, self, out, &img);
+    struct exec_held h;
+    exec_held_init(&h);
+    exec_case_held(cx, p, live, self, out, &h);
 }
 
-void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
-                      const struct thread_info *self, struct exec_outcome *out, struct stack_image *img)
+void exec_held_init(struct exec_held *h)
 {
+    stack_image_init(&h->img);
+    stack_watch_init(&h->watch);
+}
+
+void exec_case_held(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
+                    const struct thread_info *self, struct exec_outcome *out, struct exec_held *h)
+{
+    struct stack_image *img = &h->img;
     ucontext_t uc;
     memset(out, 0, sizeof *out);
     if (live) memcpy(&uc, live, sizeof uc);
@@ -158,10 +165,12 @@ void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, ucon
     gc.last_vm = &out->last_vm;
     /* A mutated context or forged stack can lead the VM's walker to store
      * into the thread's live frames and signal context (stack_watch.h). */
-    struct stack_watch watch;
-    int watching = (p->nmut || p->nstk) && stack_watch_arm(&watch, live, self);
+    int watching = (p->nmut || p->nstk) && stack_watch_arm(&h->watch, live, self);
+    /* An unwatched walk may store into live too (the VM's own anchor fill):
+     * the next case's arm must read the words afresh. */
+    if (!watching) stack_watch_init(&h->watch);
     out->guard_rc = guard_run(do_call, &c, &gc, &out->fault);
-    if (watching && stack_watch_check(&watch, &out->watch)) stack_watch_record(&out->watch, &gc, self);
+    if (watching && stack_watch_check(&h->watch, &out->watch)) stack_watch_record(&out->watch, &gc, self);
     if (out->guard_rc > 0) out->fw = EXEC_FAULT;
     else if (out->guard_rc == GUARD_NESTED) out->fw = EXEC_NESTED;
     else if (out->guard_rc == GUARD_FULL) out->fw = EXEC_GUARD_FULL;

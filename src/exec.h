@@ -87,11 +87,18 @@ int exec_entry_to_run(const struct exec_ctx *cx, int entry);
 void exec_case(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
                const struct thread_info *self, struct exec_outcome *out);
 
-/* [handler-safe] The same, forging stk cases in img, which the caller
- * keeps (stack_image_init'ed once) in a frame below live's sp for as long
- * as live is held: the cases of one held batch then share one copy of the
- * stack (stack_image.h). */
-void exec_case_imaged(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
-                      const struct thread_info *self, struct exec_outcome *out, struct stack_image *img);
+/* What the cases of one held batch share, kept by the holder in a frame
+ * below live's sp for as long as live is held: one forged copy of the
+ * stack (stack_image.h), and the watch's note of live's zero words, which
+ * each case's check leaves as the next case's (stack_watch.h). */
+struct exec_held {
+    struct stack_image img;
+    struct stack_watch watch;
+};
+/* [handler-safe] */
+void exec_held_init(struct exec_held *h);
+/* [handler-safe] exec_case for one case of a held batch. */
+void exec_case_held(const struct exec_ctx *cx, const struct case_prog *p, ucontext_t *live,
+                    const struct thread_info *self, struct exec_outcome *out, struct exec_held *h);
 
 #endif

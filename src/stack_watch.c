@@ -24,12 +24,15 @@ long stack_watch_bytes(void) { return atomic_load_explicit(&watch_bytes, memory_
 
 int stack_watch_puts_back(void) { return atomic_load_explicit(&watch_put_back, memory_order_relaxed); }
 
+void stack_watch_init(struct stack_watch *w) { w->lo = w->kept_lo = 0; }
+
 /* Not instrumented: the words read are the frames above the handler,
  * whose redzones an ASan build poisons though they are readable stack. */
 __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, ucontext_t *live,
                                                         const struct thread_info *self)
 {
-    w->lo = 0;
+    uintptr_t kept = w->kept_lo;
+    w->lo = w->kept_lo = 0;
     long bytes = stack_watch_bytes();
     if (!bytes || !live || !self || !self->stack_hi || self->tid != threads_gettid()) return 0;
     if (!regions_in_code_cache((uintptr_t)*arch_reg_slot(live, ARCH_REG_PC))) return 0;
@@ -42,6 +45,10 @@ __attribute__((no_sanitize_address)) int stack_watch_arm(struct stack_watch *w, 
     uintptr_t ctx = (uintptr_t)live & ~(uintptr_t)7;
     uintptr_t lo = ctx < sp && sp - ctx <= STACK_WATCH_CTX_MAX && ctx >= self->stack_lo ? ctx : sp;
     size_t n = (sp - lo + (top - sp < (uintptr_t)bytes ? top - sp : (uintptr_t)bytes)) / 8;
+    if (kept == lo && w->uc == live && w->sp == sp && w->n == n) {
+        w->lo = lo;
+        return 1;
+    }
     const uint64_t *s = (const uint64_t *)lo;
     for (size_t g = 0; g * 64 < n; g++) w->zero[g] = arch_zero_words(s + g * 64, n - g * 64 < 64 ? n - g * 64 : 64);
     int regs = arch_reg_count();
@@ -76,7 +83,10 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
     for (size_t g = 0; g * 64 < w->n; g++) {
         /* Words 0 before the walk and not now: the walk's stores. */
         uint64_t now = arch_zero_words(s + g * 64, w->n - g * 64 < 64 ? w->n - g * 64 : 64);
-        for (uint64_t bits = w->zero[g] & ~now; bits; bits &= bits - 1) {
+        uint64_t stored = w->zero[g] & ~now;
+        w->zero[g] = now;
+        for (uint64_t bits = stored; bits; bits &= bits - 1) {
+            uint64_t bit = bits & -bits;
             size_t i = g * 64 + (size_t)__builtin_ctzll(bits);
             uint64_t v = s[i];
             long at = (long)(i * 8) - (long)(n_ctx * 8);
@@ -93,8 +103,12 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
              * writes it meanwhile, and the kernel restores it at return.
              * In the frames only the fill's own stores are undone: a word
              * written by anyone else stays as they wrote it. */
-            if (i >= n_ctx && !anchor_fill(s, i, v)) hit->left++;
-            else if (put_back) s[i] = 0;
+            if (i >= n_ctx && !anchor_fill(s, i, v)) {
+                hit->left++;
+            } else if (put_back) {
+                s[i] = 0;
+                w->zero[g] |= bit;
+            }
         }
     }
     int regs = arch_reg_count();
@@ -104,8 +118,10 @@ __attribute__((no_sanitize_address)) int stack_watch_check(struct stack_watch *w
         note_first(hit, 0, r + 1, *slot);
         hit->regs++;
         if (put_back) *slot = w->regs[r];
+        else w->regs[r] = *slot;
     }
     hit->put_back = put_back;
+    w->kept_lo = w->lo;
     w->lo = 0;
     return stack_watch_recorded(hit);
 }

@@ -68,6 +68,9 @@
 
 struct stack_watch {
     uintptr_t lo;   /* first word watched; 0: not armed */
+    /* Set by a check: zero and regs are the live context as the check
+     * left it, from kept_lo, for the next arm on the same context. */
+    uintptr_t kept_lo;
     uintptr_t sp;   /* the live sp: words below it are the signal context */
     size_t n;       /* words watched from lo */
     uint64_t zero[(STACK_WATCH_MAX + STACK_WATCH_CTX_MAX) / 8 / 64]; /* bit i: word i was 0 */
@@ -100,12 +103,20 @@ void stack_watch_set(long bytes, int put_back);
 long stack_watch_bytes(void);
 int stack_watch_puts_back(void);
 
+/* [handler-safe] Before w's first arm. */
+void stack_watch_init(struct stack_watch *w);
+
 /* [handler-safe] Arms w on the live context of self, the calling thread
- * (see above); 0 and w unarmed when it does not qualify. */
+ * (see above); 0 and w unarmed when it does not qualify. Armed again on
+ * the context its last check left (a held batch's next case), w takes
+ * that check's note instead of reading the words again: the thread has
+ * stayed in its handler, so only the walk, which the check saw, wrote
+ * them. */
 int stack_watch_arm(struct stack_watch *w, ucontext_t *live, const struct thread_info *self);
 
 /* [handler-safe] Compares, puts back, fills hit; returns how many stores
- * call for a record (frame + context + regs). Disarms w. */
+ * call for a record (frame + context + regs). Disarms w, and keeps what
+ * it now holds as the note for the next arm on the same context. */
 int stack_watch_check(struct stack_watch *w, struct stack_watch_hit *hit);
 
 /* [handler-safe] Writes the record of a hit (docs/crash-record.md, "Write

@@ -351,10 +351,10 @@ static unsigned long long take_back(unsigned long long posted)
  * up and wrote the next request is never mistaken for this one). 1 if it
  * ran, 0 if the caller took it back first. */
 static int claim_and_run(unsigned long long w, ucontext_t *uc, const struct thread_info *self,
-                         struct stack_image *img)
+                         struct exec_held *held)
 {
     if (!cas(w, word(gen_of(w), RUNNING))) return 0;
-    exec_case_imaged(req.cx, req.prog, uc, self, req.out, img);
+    exec_case_held(req.cx, req.prog, uc, self, req.out, held);
     return 1;
 }
 
@@ -369,7 +369,7 @@ static int claim_and_run(unsigned long long w, ucontext_t *uc, const struct thre
  * ran, so a caller that looks late (its wake-up outlasted the hold) does
  * not take the case for lost. */
 static void hold(unsigned long long gen, ucontext_t *uc, const struct thread_info *self,
-                 struct stack_image *img, long long leave_at, long long hard, int walk_pending)
+                 struct exec_held *held, long long leave_at, long long hard, int walk_pending)
 {
     for (;;) {
         long since = atomic_load(&target_w.word); /* before the word: see wait_while */
@@ -381,13 +381,16 @@ static void hold(unsigned long long gen, ucontext_t *uc, const struct thread_inf
             if (over && cas(w, word(gen, walk_pending ? IDLE : DONE))) break;
         } else if (w == word(gen + 1, NEXT)) {
             walk_pending = 0; /* the caller has moved past its first walk */
-            if (!claim_and_run(w, uc, self, img)) continue;
+            if (!claim_and_run(w, uc, self, held)) continue;
             gen++;
             if (!cas(word(gen, RUNNING), word(gen, HELD))) break; /* the caller gave up on it */
             wake_caller();
             continue;
         } else if (w == word(gen, BUSY)) {
             walk_pending = 0;
+            /* The caller's walk may store into our frames unwatched: the
+             * next case here notes their zero words afresh. */
+            stack_watch_init(&held->watch);
             /* The caller walks our stack: leaving would change it under
              * the walk (faults of a moving stack, filed as the VM's), so
              * only a walk hung past HANG_NS makes us go. IDLE, so that the
@@ -434,9 +437,10 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
     const struct thread_info *self = threads_find(threads_gettid());
     int thread_mode = req.mode == MODE_THREAD;
     /* Here, below the interrupted sp, for the whole hold: the batch's stk
-     * cases forge one copy of the frozen stack (exec.h). */
-    struct stack_image img;
-    stack_image_init(&img);
+     * cases forge one copy of the frozen stack, and its cases' watch notes
+     * the zero words once (exec.h). */
+    struct exec_held held;
+    exec_held_init(&held);
     int from_java = in_java_code((uintptr_t)*arch_reg_slot((ucontext_t *)uc, ARCH_REG_PC));
     /* Our context is published only once the request is ours: a handler
      * that lost the claim must not overwrite another one's. */
@@ -446,7 +450,7 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
             return;
         }
         req.uc = uc, req.self = self, req.from_java = from_java;
-        exec_case_imaged(req.cx, req.prog, uc, self, req.out, &img);
+        exec_case_held(req.cx, req.prog, uc, self, req.out, &held);
         if (!leave_at || !from_java) { /* no batch outside Java code: see target.h */
             if (cas(running, word(gen, DONE))) wake_caller();
             return;
@@ -465,7 +469,7 @@ static void on_signal_run(const siginfo_t *si, void *ucv)
         return;
     }
     wake_caller();
-    hold(gen, uc, self, &img, leave_at, hard, thread_mode);
+    hold(gen, uc, self, &held, leave_at, hard, thread_mode);
 }
 
 /* [handler-safe] The futex calls and a caught fault's record writes set

@@ -22,10 +22,12 @@ static struct {
 } mem __attribute__((aligned(64)));
 static uint64_t *const stack = mem.words;
 static uintptr_t code; /* the "code cache" */
+static struct stack_watch w;
 
 static void fresh(struct thread_info *t, ucontext_t **uc, size_t sp_word)
 {
     memset(&mem, 0, sizeof mem);
+    stack_watch_init(&w); /* a new context: nothing noted of it yet */
     for (size_t i = 0; i < WORDS; i += 3) stack[i] = 0x1000 + i; /* some words not 0 */
     t->stack_lo = (uintptr_t)&mem, t->stack_hi = t->frames_hi = (uintptr_t)(stack + WORDS);
     *uc = &mem.uc;
@@ -70,7 +72,6 @@ int main(int argc, char **argv)
 {
     struct thread_info *t;
     ucontext_t *uc;
-    struct stack_watch w;
     struct stack_watch_hit hit;
     const long sp = 512; /* fresh() leaves words 3k non-zero: sp + 1 is one; sp - 1, + 8, 11, 20, 32, 123, 125, 600 are 0 */
 
@@ -161,6 +162,40 @@ int main(int argc, char **argv)
     other.tid = t->tid + 1;
     CHECK(!stack_watch_arm(&w, uc, &other) && !stack_watch_arm(&w, uc, NULL),
           "nor the context of another thread (mode=thread) or of an unknown one");
+
+    /* A held batch: each case's arm takes the note its last check left. */
+    fresh(t, &uc, sp);
+    plant(sp + 8, sp + 299, 0x5eed00000000a7ULL);
+    CHECK(stack_watch_arm(&w, uc, t), "a held batch's first case: armed");
+    stack[sp + 8] = 0x5eed00000000a7ULL; /* put back */
+    stack[sp + 20] = 0xbad;              /* left */
+    stack[sp + 1] = 0;                   /* a word that was not 0 now is */
+    CHECK(stack_watch_check(&w, &hit) == 2 && hit.left == 1, "the first case's two stores are found");
+    CHECK(stack_watch_arm(&w, uc, t), "the second case: armed on the note the check left");
+    stack[sp + 8] = 0x5eed00000000a7ULL; /* the put-back word filled again */
+    stack[sp + 1] = 0x44;                /* the word that became 0 stored into */
+    stack[sp + 20] = 0xbad2;             /* the word left before: not 0, so not watched */
+    n = stack_watch_check(&w, &hit);
+    CHECK(n == 2 && hit.frame == 2 && hit.left == 1 && stack[sp + 8] == 0,
+          "the words the note has as 0 are found: the put-back one and the one that became 0 (%d, %d left)",
+          hit.frame, hit.left);
+    CHECK(stack_watch_arm(&w, uc, t), "the third case: armed");
+    CHECK(stack_watch_check(&w, &hit) == 0, "a walk that stores nothing: nothing found, the stores left before are "
+                                             "not found again");
+    stack_watch_set(4096, 0);
+    CHECK(stack_watch_arm(&w, uc, t), "protect=0: armed");
+    *arch_reg_slot(uc, ARCH_REG_FP) += 64;
+    CHECK(stack_watch_check(&w, &hit) == 1 && hit.regs == 1, "a register changed, and left");
+    CHECK(stack_watch_arm(&w, uc, t) && stack_watch_check(&w, &hit) == 0,
+          "the next case takes the changed register as it is now: not found again");
+    stack_watch_set(4096, 1);
+    stack[sp + 41] = 5; /* between two cases, where in a held batch only the walks write */
+    CHECK(stack_watch_arm(&w, uc, t) && stack_watch_check(&w, &hit) == 1 && hit.frame == 1,
+          "an arm on the kept note reads no word: a store between cases counts as the next walk's");
+    stack[sp + 32] = 5;                  /* stored between cases: by an unwatched walk */
+    stack_watch_init(&w);
+    CHECK(stack_watch_arm(&w, uc, t) && stack_watch_check(&w, &hit) == 0,
+          "after stack_watch_init the words are read afresh: the unwatched store is not the next walk's");
 
     if (argc > 1) {
         const char *why = NULL;
