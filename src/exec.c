@@ -14,7 +14,7 @@ struct call {
     const struct case_prog *p;
     ucontext_t *uc;
     struct exec_outcome *out;
-    uint64_t seed; /* from the case bytes: the info-call variants */
+    uint64_t seed; /* from the case bytes: the info-call variants (0 for a case without them) */
     int slot;      /* the target thread's registry slot, -1 if unknown */
 };
 
@@ -158,7 +158,9 @@ void exec_case_held(const struct exec_ctx *cx, const struct case_prog *p, uconte
     out->substituted = out->entry != p->entry;
     struct guard_call gc = {cx->api->name, case_entry_name(out->entry), cx->mode, cx->case_bytes, cx->case_len, NULL, NULL, 0, 0};
     if (out->image == STACK_IMAGE_BUILT) gc.image = img->words, gc.image_len = img->len, gc.image_real_sp = img->real_sp;
-    uint64_t seed = fnv1a(FNV1A_BASIS, cx->case_bytes, cx->case_len);
+    /* Only the info calls use it, and hashing the case a byte at a time
+     * was a third of this function's own time in every case. */
+    uint64_t seed = p->flags & CASE_FLAG_METHOD_INFO ? fnv1a(FNV1A_BASIS, cx->case_bytes, cx->case_len) : 0;
     struct call c = {cx, p, &uc, out, seed, slot};
     if (cx->api->kind == API_AGCT) api_agct_set_thread_depth(p->depth);
     out->last_vm = EXEC_NO_VM_CODE;
