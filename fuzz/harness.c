@@ -152,7 +152,7 @@ int harness_config_from_env(struct harness_config *c, char *err, size_t errlen)
     extern char **environ;
     *c = (struct harness_config){
         .api = "auto", .placement = "auto", .scenario = "loop", .workers = default_workers(), .out = "./fuzz-out", .jvm_opts = "",
-        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 32, .hold_us = 200, .shared_hold_us = 2000, .warmup_ms = 300,
+        .classpath = "", .feedback = 1, .protect = 1, .case_timeout_ms = 500, .spin_us = -1, .gap_us = 20, .batch = 128, .hold_us = 200, .shared_hold_us = 2000, .warmup_ms = 300,
         .afl_loop = 1000000, .mode_override = -1, .records_per_key = RECORD_PER_KEY_DEFAULT,
         .watch = STACK_WATCH_DEFAULT,
         .max_records = RECORD_TOTAL_DEFAULT, .walker_cov = 1, .walker_feedback = 1, .vthread_warmup = 1,

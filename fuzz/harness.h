@@ -54,7 +54,7 @@ struct harness_config {
     long case_timeout_ms;     /* ASGF_CASE_TIMEOUT_MS: bound on a signal's round trip until the handler takes the case (500) */
     long spin_us;             /* ASGF_SPIN_US: busy-wait for the worker before sleeping (-1: 50 with two CPUs or more, 0 on one) */
     long gap_us;              /* ASGF_GAP_US: on one CPU, the worker's own run between batches (0: signal at once) */
-    long batch;               /* ASGF_BATCH: cases per signal, the worker held in its handler (32; 1 = a signal each) */
+    long batch;               /* ASGF_BATCH: most cases per signal, the worker held in its handler (128; 1 = a signal each) */
     long hold_us;             /* ASGF_HOLD_US: longest a worker is held for one batch (200) */
     long shared_hold_us;      /* ASGF_SHARED_HOLD_US: the same while fuzzer thread and worker share one CPU (2000) */
     int pin;                  /* ASGF_PIN: fuzzer thread and workers on CPUs of their own (one job only) */

@@ -39,7 +39,7 @@ ok $? "ASGF_BATCH=1: one signal per case (${1:-?} cases on ${2:-?} signals)"
 
 # Every walk that finds frames faults in the planted hook: a batch that ended
 # at its first fault would give at most one fault per signal. A hold of 20 ms
-# lets each batch reach its 32 cases even when other work on the machine takes
+# lets each batch reach its full count even when other work on the machine takes
 # the fuzzer thread's CPU for a while (at the default 200 us, a loaded machine
 # made batches of 3.5 cases, and a quarter of the cases fault).
 ASGF_HOLD_US=20000 ASGF_TEST_PLANT=0x10 fuzz/run-libfuzzer --runs 2000 --keep-going --out "$d/planted" > "$d/planted.log" 2>&1
