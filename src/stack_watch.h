@@ -103,7 +103,9 @@ void stack_watch_set(long bytes, int put_back);
 long stack_watch_bytes(void);
 int stack_watch_puts_back(void);
 
-/* [handler-safe] Before w's first arm. */
+/* [handler-safe] Before w's first arm; again when something other than a
+ * watched walk may have written the watched words (the next arm then reads
+ * them afresh instead of taking the last check's note). */
 void stack_watch_init(struct stack_watch *w);
 
 /* [handler-safe] Arms w on the live context of self, the calling thread
