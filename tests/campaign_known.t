@@ -2,8 +2,9 @@
 # Known VM bugs ship with the repository (ci/known/, ci/cilib/known.py): a
 # list matches a JDK by its libjvm build-id, else by java.vm.version (said as
 # such); a JDK with no list is told so, with what the lists are for. ci/premerge
-# and ci/campaign use the matching list unless --known is given, and
-# --known /dev/null is accepted (every bucket new).
+# and ci/campaign use the matching list unless --known is given; a given list
+# is checked against the build its header names (another build's: WARNING),
+# and --known /dev/null is accepted (every bucket new).
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -71,6 +72,17 @@ grep -q '^premerge: \(known list ci/known/.*(libjvm build-id\|no known list ship
 ok $? "premerge names the list it takes for this VM ($(grep -m1 'known list' "$d/pm.log" | cut -c1-100))"
 ci/premerge --budget 0 --known /dev/null --out "$d/pm2" --no-build > "$d/pm2.log" 2>&1
 rc=$?
-[ $rc = 3 ] && grep -q '^premerge: known list /dev/null (given)' "$d/pm2.log"
-ok $? "--known /dev/null is accepted (exit $rc: the budget tests nothing)"
+[ $rc = 3 ] && grep -q '^premerge: known list /dev/null (given; it names no VM build' "$d/pm2.log"
+ok $? "--known /dev/null is accepted, said to name no build (exit $rc: the budget tests nothing)"
+
+# A list given with --known is checked against the VM its header names: another build's
+# list is said plainly; one made for this libjvm is said to be.
+printf '# vm-version: %s\n# libjvm-build-id: %s\nffffffffffff\n' "$version" "$build_id" > "$d/this.known"
+printf '# vm-version: 99.0.1+1-Other\n# libjvm-build-id: 00112233\nffffffffffff\n' > "$d/other.known"
+ci/premerge --budget 0 --known "$d/other.known" --out "$d/pm3" --no-build > "$d/pm3.log" 2>&1
+grep -q "^premerge: known list $d/other.known (given); WARNING: it was made for java.vm.version 99.0.1+1-Other (libjvm build-id 00112233), and this JDK is " "$d/pm3.log"
+ok $? "premerge warns of a given list made for another VM ($(grep -m1 'known list' "$d/pm3.log" | cut -c1-150))"
+ci/campaign --preset smoke --budget 0 --known "$d/this.known" --out "$d/c4" > "$d/c4.log" 2>&1
+grep -q "^campaign: known list $d/this.known (given; made for this libjvm, build-id [0-9a-f]*)" "$d/c4.log" && ! grep -q WARNING "$d/c4.log"
+ok $? "campaign says a given list was made for this libjvm ($(grep -m1 'known list' "$d/c4.log" | cut -c1-120))"
 tap_done

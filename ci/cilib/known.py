@@ -65,6 +65,29 @@ def _show(path):
     return os.path.relpath(path, repo) if path.startswith(repo + os.sep) else path
 
 
+def given(path, java_home):
+    """One line on a list the user named with --known: which VM build it was made for, when its
+    header says, and WARNING when that is not this JDK's (the buckets it lists would be another
+    build's, so they would count as new here and this build's known ones too)."""
+    try:
+        h = headers(path)
+    except (OSError, ValueError) as e:      # unreadable or not UTF-8: load_known says it again, fatally
+        return 'known list %s (given; its header cannot be read: %s)' % (path, e)
+    made_version, made_id = h.get('vm-version'), h.get('libjvm-build-id')
+    if not made_version and not made_id:
+        return 'known list %s (given; it names no VM build, so it is not checked against this one)' % path
+    version, build_id = vm_identity(java_home)
+    if made_id and made_id == build_id:
+        return 'known list %s (given; made for this libjvm, build-id %s)%s' % (
+            path, build_id, debug_note(path, java_home))
+    if made_version and made_version == version:
+        return 'known list %s (given; made for java.vm.version %s, another build of it)%s' % (
+            path, version, debug_note(path, java_home))
+    return ('known list %s (given); WARNING: it was made for java.vm.version %s (libjvm build-id %s), '
+            'and this JDK is %s (build-id %s): its bugs are another build\'s, and this build\'s known ones '
+            'will count as new' % (path, made_version or '?', made_id or '?', version or '?', build_id or '?'))
+
+
 def find(java_home, directory=KNOWN_DIR):
     """(path or None, one line saying which list and why, or why none)."""
     version, build_id = vm_identity(java_home)
