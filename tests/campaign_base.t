@@ -41,6 +41,8 @@ ok $rc "the same JDK on both sides: exit 0 ($(grep 'premerge: passed\|premerge: 
 grep -q '(0 new, 0 pre-existing, 0 gone, [0-9]* shared)' "$d/same.out"; ok $? "nothing new, nothing gone"
 grep -q 'seed 3' "$d/same/summary.md" && [ -f "$d/same/base/report.json" ] && [ -f "$d/same/patched/report.json" ]
 ok $? "both sides ran with the same seed, each with its own report"
+grep -q '^Throughput, base: Campaign total [0-9.]*[kM]* ' "$d/same/summary.md" && grep -q '^Throughput, patched: Campaign total ' "$d/same/summary.md"
+ok $? "the summary gives each side's rates ($(grep -m1 '^Throughput, patched' "$d/same/summary.md" | cut -c1-100))"
 
 # --confirm 1: the new bucket's case runs once more on each build, in a fresh JVM.
 ci/premerge --preset "$d/base.preset" --base "$JAVA_HOME" --java-home "$d/patched" --seed 3 --confirm 1 \

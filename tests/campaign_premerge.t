@@ -68,6 +68,8 @@ EOF
 ok $? "JUnit XML: a test case per plan job and per new bucket ($(tail -1 "$d/junit1.out"))"
 grep -q '^# Pre-merge check: FAILED' "$d/pm1/summary.md" && grep -q '## New buckets' "$d/pm1/summary.md"
 ok $? "the Markdown summary lists the new buckets"
+grep -q '^Campaign total [0-9.]*[kM]* executions (stress: walks) per second of wall time; .*/s per job (median)' "$d/pm1/summary.md"
+ok $? "the Markdown summary gives the jobs' rates and the total ($(grep -m1 '^Campaign total' "$d/pm1/summary.md" | cut -c1-120))"
 
 # All buckets known: exit 0. The known list is what the first run found.
 python3 -c 'import json,sys

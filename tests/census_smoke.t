@@ -31,6 +31,9 @@ printf '%s\n' "$row" | grep -Eq '^\| 1 \| `SIGSEGV in forte_fill_call_trace_give
 ok $? "the planted fault is one real root cause, found by best only, confirmed by an hs_err ($row)"
 grep -q '^real root causes: best 1, blind 0; candidates 1 (confirmed 1)' "$d/stdout"
 ok $? "the totals line counts it for best only ($(grep '^real root' "$d/stdout"))"
+grep -q '^throughput, best: Campaign total [0-9.]*[kM]* executions .*/s per job (median)' "$d/stdout" &&
+  grep -q '^throughput, blind: Campaign total ' "$d/stdout"
+ok $? "each campaign's rates are printed ($(grep -m1 '^throughput, best' "$d/stdout" | cut -c1-110))"
 grep -q -- "crash-triage/repro .* --via stress --protect 0 -n 1 .*--test-plant 0x10" "$d/c/jdk1/confirm.log" &&
   ls "$d"/c/jdk1/confirm-*.json >/dev/null 2>&1
 ok $? "the confirmation replayed the candidate with protection off (confirm.log, confirm-*.json)"

@@ -224,8 +224,10 @@ def _judge(args, out, homes, codes, docs, budget, seed, write_outputs, stop):
                   'base_report': os.path.join('base', 'report.html'),
                   'patched_report': os.path.join('patched', 'report.html')}})
     print('report: %s' % os.path.join(out, 'report.html'))
+    rates = {side: report.throughput_line(docs[side]['totals']) for side in SIDES
+             if (docs.get(side) or {}).get('totals')}
     write_outputs(args, out, suites, summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov,
-                                             told, steps))
+                                             told, steps, rates))
     return code
 
 
@@ -235,7 +237,8 @@ def walker_line(cov):
     return 'walker coverage: base %s, patched %s' % (walker.counts(cov['base']), walker.counts(cov['patched']))
 
 
-def summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov='', how=lambda sig: '', steps=None):
+def summary(label, code, homes, budget, seed, new, before, gone, shared, out, cov='', how=lambda sig: '', steps=None,
+            rates=None):
     lines = ['# Pre-merge check, base vs patched: %s (exit %d)' % (label, code), '',
              'Base `%s`, patched `%s`: the same campaign (seed %d, %s each). '
              '%d new, %d pre-existing, %d gone, %d shared.' % (
@@ -243,6 +246,9 @@ def summary(label, code, homes, budget, seed, new, before, gone, shared, out, co
              '']
     if cov:
         lines += [cov[0].upper() + cov[1:] + '.', '']
+    for side in SIDES:
+        if (rates or {}).get(side):
+            lines += ['Throughput, %s: %s' % (side, rates[side]), '']
     for name, rows, what in (('New', new, 'only on the patched build'),
                              ('Pre-existing', before, 'met only on the patched build, reproduced on the base build'),
                              ('Gone', gone, 'only on the base build'),
