@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
 
-# The rule itself: the floor for a group without buckets, 1 for the best one.
+# The rule itself: the floor for a group without buckets, 1 for the best one;
+# a new bucket counts more than one the known list names.
 python3 - <<'EOF' > "$d/rule.out" 2>&1
 import sys
 sys.path.insert(0, 'ci')
@@ -18,9 +19,13 @@ p = adapt.keep_probabilities([{'group': 'a', 'buckets': 4, 'cpu_min': 3.0},
                               {'group': 'c', 'buckets': 1, 'cpu_min': 1.0}])
 assert p['a'] == 1.0 and p['b'] == adapt.FLOOR and adapt.FLOOR < p['c'] < 1.0, p
 assert set(adapt.keep_probabilities([{'group': 'x', 'buckets': 0, 'cpu_min': 5.0}]).values()) == {1.0}
-print(p)
+# One new bucket outweighs three that the known list names, in the same time.
+q = adapt.keep_probabilities([{'group': 'n', 'buckets': 1, 'new': 1, 'cpu_min': 4.0},
+                              {'group': 'k', 'buckets': 3, 'new': 0, 'cpu_min': 4.0}])
+assert q['n'] == 1.0 and adapt.FLOOR < q['k'] < 1.0, q
+print(p, q)
 EOF
-ok $? "keep probabilities: best group 1, a group with nothing the floor ($(tail -1 "$d/rule.out"))"
+ok $? "keep probabilities: best group 1, a group with nothing the floor, a new bucket above 3 known ($(tail -1 "$d/rule.out"))"
 
 # A job of the second round whose group's keep is 0 does not run.
 mkdir -p "$d/camp/results/jobs"

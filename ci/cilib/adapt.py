@@ -4,7 +4,8 @@ can run, and from the second round on a job runs only with its group's
 keep probability, which the runner recomputes from the yield table after
 every incremental triage and writes to OUT/adapt.json. A job that draws
 "skip" ends at once ("skipped (yield)"), and the time goes to the next job
-in the list: the groups that still find new buckets get more of it. Every
+in the list: the groups that find buckets the known list does not name get
+more of it. Every
 group keeps a floor, so none is starved of the chance to find something.
 
 Remote hosts that do not share OUT read no adapt.json: their jobs all run."""
@@ -13,6 +14,7 @@ import os
 from .util import write_json
 
 FLOOR = 0.25        # keep probability of a group that has found nothing yet
+KNOWN_WEIGHT = 0.25  # a bucket the known list names, against a new one's 1
 OVERBOOK = 3        # rounds listed per round the budget fills, with adapt = 1
 FILE = 'adapt.json'
 
@@ -20,8 +22,14 @@ FILE = 'adapt.json'
 def keep_probabilities(rows):
     """{group: probability} from yields.table rows: FLOOR plus the rest in
     proportion to buckets first found per CPU-minute (plus one, so a group
-    with little time yet is not judged on it). No bucket anywhere: all 1."""
-    score = {r['group']: r['buckets'] / (r['cpu_min'] + 1.0) for r in rows}
+    with little time yet is not judged on it). A new bucket counts 1 and one
+    the known list names KNOWN_WEIGHT: on an unpatched build a group that
+    keeps meeting its known bugs shows it reaches fragile code, but the time
+    is for what is not known yet. No bucket anywhere: all 1."""
+    def found(r):
+        new = r.get('new', 0)
+        return new + KNOWN_WEIGHT * (r['buckets'] - new)
+    score = {r['group']: found(r) / (r['cpu_min'] + 1.0) for r in rows}
     best = max(score.values() or [0])
     if best <= 0:
         return {g: 1.0 for g in score}

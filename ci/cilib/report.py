@@ -26,7 +26,7 @@ details summary{cursor:pointer;margin:0.5em 0}
 
 
 YIELD_NOTE = ('Buckets credited to the group that met them first, per CPU-minute (ci/cilib/yields.py); VM '
-              'buckets fault in libjvm. jobs: those that made an attempt; skipped: those started that ended '
+              'buckets fault in libjvm; new ones are those the known list does not name. jobs: those that made an attempt; skipped: those started that ended '
               'before one (no budget or CPUs left for it, its time given away by the yield weighting, or '
               'a stop).')
 
@@ -526,12 +526,12 @@ def html_page(doc):
     p += walker.html_section(doc.get('walker'))
     p.append('<h2>Yield by group</h2><p>%s</p><table id="yield"><thead><tr><th>group</th><th>jobs (skipped)</th>'
              '<th>CPU-min</th><th>buckets first found</th><th>VM buckets</th><th>new</th><th>VM buckets per CPU-min</th>'
-             '</tr></thead><tbody>' % _e(YIELD_NOTE))
+             '<th>new per CPU-min</th></tr></thead><tbody>' % _e(YIELD_NOTE))
     for r in doc.get('yield') or []:
         p.append('<tr><td>%s</td><td class="num">%d (%d)</td><td class="num">%.1f</td><td class="num">%d</td>'
-                 '<td class="num">%d</td><td class="num">%d</td><td class="num">%.2f</td></tr>'
-                 % (_e(r['group']), r['jobs'], r.get('skipped', 0), r['cpu_min'], r['buckets'], r['vm'], r['new'],
-                    r['per_cpu_min']))
+                 '<td class="num">%d</td><td class="num">%d</td><td class="num">%.2f</td><td class="num">%.2f</td>'
+                 '</tr>' % (_e(r['group']), r['jobs'], r.get('skipped', 0), r['cpu_min'], r['buckets'], r['vm'],
+                            r['new'], r['per_cpu_min'], r.get('new_per_cpu_min', 0.0)))
     p.append('</tbody></table>')
     ran = [j for j in doc['jobs'] if j['outcome'] != 'not started']
     p.append('<h2>Job outcomes</h2><details%s><summary>%d jobs started (of %d planned)</summary>'

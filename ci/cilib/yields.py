@@ -4,10 +4,10 @@ A bucket is credited to the group of the job that met it first (its earliest
 member); a group's CPU-minutes are its attempts' seconds times the CPUs its
 jobs kept busy. "VM buckets" are those whose faulting frame is in the VM
 (triage's blame: module libjvm), the candidates a census would confirm; the
-census passes the signatures it confirmed, and those count as "real". The
-presets order their groups by this table (ci/README.md, "Yield"), and an
-adaptive campaign (ci/cilib/adapt.py) gives later rounds to the groups that
-still find new buckets."""
+census passes the signatures it confirmed, and those count as "real"; "new"
+ones are those the run's known list does not name. The presets order their
+groups by this table (ci/README.md, "Yield"), and an adaptive campaign
+(ci/cilib/adapt.py) gives later rounds to the groups that find new buckets."""
 import os
 
 from .util import read_json
@@ -33,8 +33,9 @@ def _first_jobs(out):
 
 def table(out, specs, jobs, buckets, real=None):
     """One row per group, in plan order: {'group', 'jobs', 'skipped', 'cpu_min', 'buckets', 'vm',
-    'real', 'new', 'per_cpu_min'} (jobs: those that made an attempt; skipped: those started that
-    ended before one; per_cpu_min: VM buckets, or real ones when `real` is given)."""
+    'real', 'new', 'per_cpu_min', 'new_per_cpu_min'} (jobs: those that made an attempt; skipped:
+    those started that ended before one; per_cpu_min: VM buckets, or real ones when `real` is
+    given; new: buckets the known list does not name, of any kind)."""
     section_of = {s['id']: s['section'] for s in specs}
     cores_of = {s['id']: int(s['params'].get('cores', 1)) for s in specs}
     group_of_job = {j['id']: section_of.get(j['spec']) for j in jobs}
@@ -70,6 +71,7 @@ def table(out, specs, jobs, buckets, real=None):
         r = rows[g]
         found = r['real'] if real is not None else r['vm']
         r['per_cpu_min'] = found / r['cpu_min'] if r['cpu_min'] else 0.0
+        r['new_per_cpu_min'] = r['new'] / r['cpu_min'] if r['cpu_min'] else 0.0
         out_rows.append(r)
     return out_rows
 
@@ -78,9 +80,9 @@ def markdown(rows, real=False):
     what = 'real' if real else 'VM'
     total = sum(r['cpu_min'] for r in rows) or 1.0
     lines = ['| group | jobs (skipped) | CPU-min (share) | buckets first found | %s buckets | new | %s buckets '
-             'per CPU-min |' % (what, what), '|---|---|---|---|---|---|---|']
+             'per CPU-min | new per CPU-min |' % (what, what), '|---|---|---|---|---|---|---|---|']
     for r in rows:
-        lines.append('| %s | %d (%d) | %.1f (%.0f %%) | %d | %d | %d | %.2f |' % (
+        lines.append('| %s | %d (%d) | %.1f (%.0f %%) | %d | %d | %d | %.2f | %.2f |' % (
             r['group'], r['jobs'], r.get('skipped', 0), r['cpu_min'], 100 * r['cpu_min'] / total, r['buckets'],
-            r['real'] if real else r['vm'], r['new'], r['per_cpu_min']))
+            r['real'] if real else r['vm'], r['new'], r['per_cpu_min'], r.get('new_per_cpu_min', 0.0)))
     return lines
