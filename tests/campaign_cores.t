@@ -4,7 +4,8 @@
 # file per CPU, and runs pinned to them. Two 2-core jobs on two GNU Parallel
 # slots run one after the other; two 1-core jobs run side by side, each on a
 # CPU of its own; every job's job.json says which CPUs it had. The CPUs
-# counted are those of the campaign's affinity mask.
+# counted are those of the campaign's affinity mask; a job of more cores
+# than those says so.
 cd "$(dirname "$0")/.." || exit 1
 . tests/lib.sh
 make_scratch
@@ -75,4 +76,13 @@ for j in "$d"/one/results/jobs/*/; do
   [ "$want" = "$got" ] || bad=1
 done
 [ $bad = 0 ]; ok $? "the JVMs were confined to those CPUs (lock=allowed:$seen)"
+
+# A job that keeps more threads busy than the CPUs it may use still runs, on
+# those it has, and says so.
+mkdir -p "$d/over/results/jobs"
+ASGFCI_OUT=$d/over ASGFCI_DEADLINE=$(( $(date +%s) + 60 )) taskset -c 0 \
+  ci/job r001-01-stress-over stress 4 7 "scenario=spin cores=2" > "$d/over.out" 2>&1
+jl=$d/over/results/jobs/r001-01-stress-over/job.log
+grep -q 'cores=2 is more than the 1 CPU(s) this job may use' "$jl" && grep -q 'pinned to CPUs 0 (cores=2' "$jl"
+ok $? "a job of more cores than its CPUs says so and runs on what it has ($(grep -m1 'more than' "$jl" | cut -d: -f4-))"
 tap_done
