@@ -5,8 +5,8 @@ keep probability, which the runner recomputes from the yield table after
 every incremental triage and writes to OUT/adapt.json. A job that draws
 "skip" ends at once ("skipped (yield)"), and the time goes to the next job
 in the list: the groups that find buckets the known list does not name get
-more of it. Every
-group keeps a floor, so none is starved of the chance to find something.
+more of it. Every group keeps a floor, so none is starved of the chance to
+find something.
 
 Remote hosts that do not share OUT read no adapt.json: their jobs all run."""
 import os

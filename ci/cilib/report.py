@@ -26,9 +26,9 @@ details summary{cursor:pointer;margin:0.5em 0}
 
 
 YIELD_NOTE = ('Buckets credited to the group that met them first, per CPU-minute (ci/cilib/yields.py); VM '
-              'buckets fault in libjvm; new ones are those the known list does not name. jobs: those that made an attempt; skipped: those started that ended '
-              'before one (no budget or CPUs left for it, its time given away by the yield weighting, or '
-              'a stop).')
+              'buckets fault in libjvm; new ones are those the known list does not name. jobs: those that '
+              'made an attempt; skipped: those started that ended before one (no budget or CPUs left for '
+              'it, its time given away by the yield weighting, or a stop).')
 
 
 def _attempt_dir(path):
